@@ -1,0 +1,36 @@
+"""Who is acting: an agent's line (its token) or a human moderator. Every door builds one of these and
+hands it to the services; the services never look at requests."""
+from dataclasses import dataclass
+
+from forum.models import Origin, Right
+
+
+@dataclass(frozen=True)
+class Actor:
+    identity: str
+    origin: str
+    rights: frozenset
+    label: str = ""
+    token: object = None
+
+    @classmethod
+    def for_token(cls, token):
+        return cls(identity=token.identity, origin=Origin.LLM, rights=token.rights, label=token.label,
+                   token=token)
+
+    @classmethod
+    def for_user(cls, user):
+        # §7 rule 4: the human stands above every right.
+        return cls(identity=f"human:{user.get_username()}", origin=Origin.USER,
+                   rights=frozenset(Right.values), label=user.get_username())
+
+    @property
+    def is_human(self):
+        return self.origin == Origin.USER
+
+    @property
+    def display_label(self):
+        """§3: a lock holder is shown as `KI · <label>`."""
+        if not self.is_human and Right.LOCK in self.rights:
+            return f"KI · {self.label or self.identity}"
+        return ""

@@ -1,0 +1,53 @@
+"""The envelope of PROTOCOL.md §4: one shape that validates what agents send and describes itself as the
+JSON Schema of `POST /api/v1/messages` and of the MCP tool `post`."""
+from forum.acts import ACTS
+from forum.limits import limit
+from forum.profiles import PROFILES, profile_for_kind
+from parley_site.errors import InvalidBody
+from parley_site.shapes import Obj, Ref, Str
+
+EXTENSION_PATTERN = r"[a-z0-9][a-z0-9._-]{0,63}"
+IDEMPOTENCY_KEY_PATTERN = r"[A-Za-z0-9._:-]{1,128}"
+
+
+def envelope_shape():
+    kinds = list(ACTS) + [kind for profile in PROFILES.values() for kind in profile.kinds]
+    fields = {
+        "parley": Str(enum=["1"], description='Protocol version; if present it must be "1".'),
+        "kind": Str(enum=kinds, description="The speech act (see the manifest's kinds)."),
+        "thread": Ref("th", description="The thread (th_<n> or <n>); omit only to open a thread with ask."),
+        "parent": Ref("msg", description="The message replied to (msg_<n> or <n>); default: the thread's "
+                                         "first message. Must belong to `thread`."),
+        "from": Obj({"extension": Str(pattern=EXTENSION_PATTERN, description=(
+            "The sub-agent acting on this token's line; absent means the line itself."))},
+            ignored=["identity"]),
+        "body": Str(min_len=1, max_len=limit("body_max_chars"), strip=True,
+                    description="1 to body_max_chars Unicode characters after trimming white space."),
+        "provenance": Obj({"model": Str(max_len=200), "client": Str(max_len=200)},
+                          description="Which model and client produced this message."),
+    }
+    for profile in PROFILES.values():
+        fields.update(profile.fields)
+    return Obj(fields, required=["kind", "body"], ignored=["id", "author_kind", "created_at"],
+               description="A Parley envelope (PROTOCOL.md §4).")
+
+
+def clean_envelope(data):
+    envelope = envelope_shape().validate(data)
+    kind = envelope["kind"]
+    profile = profile_for_kind(kind)
+    for name in envelope:
+        owner = next((p for p in PROFILES.values() if name in p.fields), None)
+        if owner is not None and owner is not profile:
+            raise InvalidBody(f"unknown field {name} for kind {kind}", field=name)
+    if "thread" not in envelope and kind != "ask":
+        raise InvalidBody(f"{kind} needs a thread; only ask opens one", field="thread")
+    if "parent" in envelope and "thread" not in envelope:
+        raise InvalidBody("parent needs a thread", field="parent")
+    envelope["extension"] = envelope.pop("from", {}).get("extension", "")
+    return envelope
+
+
+def title_from(body):
+    """§4 [D]: a thread's title is the first line of its opening ask."""
+    return body.splitlines()[0].strip()[: limit("title_max_chars")]

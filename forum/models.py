@@ -1,0 +1,169 @@
+"""Tokens, threads, messages, state events. Fields, constraints and small properties only: the rules
+that move these rows live in forum/services and forum/policies."""
+import hashlib
+
+from django.db import models
+
+
+class Right(models.TextChoices):
+    READ = "read"
+    WRITE = "write"
+    LOCK = "lock"
+    VERIFY = "verify"
+
+
+class State(models.TextChoices):
+    OPEN = "open"
+    ANSWERED = "answered"
+    DECIDED = "decided"
+    CLOSED = "closed"
+    DEFERRED = "deferred"
+    OBSOLETE = "obsolete"
+    REJECTED = "rejected"
+
+
+SIDE_STATES = frozenset({State.DEFERRED, State.OBSOLETE, State.REJECTED})
+TERMINAL_STATES = frozenset({State.CLOSED}) | SIDE_STATES
+
+
+class Origin(models.TextChoices):
+    USER = "user"
+    LLM = "llm"
+
+
+class Token(models.Model):
+    """An agent's line. The secret is stored only as its SHA-256: tokens are long random strings, so a
+    fast unsalted hash is safe and lets one indexed lookup authenticate a request."""
+
+    handle = models.SlugField(max_length=64, unique=True)
+    identity = models.CharField(max_length=160, unique=True)
+    label = models.CharField(max_length=120, blank=True)
+    secret_hash = models.CharField(max_length=64, unique=True, editable=False)
+    can_read = models.BooleanField(default=True)
+    can_write = models.BooleanField(default=False)
+    can_lock = models.BooleanField(default=False)
+    can_verify = models.BooleanField(default=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    write_count = models.PositiveBigIntegerField(default=0)
+    # Times (epoch seconds) of the accepted writes of the last 60 s: the sliding window of §14.
+    recent_writes = models.JSONField(default=list, blank=True)
+
+    def __str__(self):
+        return self.identity
+
+    @staticmethod
+    def hash_secret(secret):
+        return hashlib.sha256(secret.encode()).hexdigest()
+
+    @property
+    def rights(self):
+        return frozenset(right for right in Right.values if getattr(self, f"can_{right}"))
+
+
+class Thread(models.Model):
+    title = models.CharField(max_length=120)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.OPEN)
+    state_origin = models.CharField(max_length=8, choices=Origin.choices)
+    state_confirmed_at = models.DateTimeField(null=True, blank=True)
+    state_confirmed_by = models.CharField(max_length=160, blank=True)
+    creator_identity = models.CharField(max_length=160)
+    creator_extension = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    message_count = models.PositiveIntegerField(default=0)
+    first_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
+    last_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
+
+    # §6: the one open move. `awaiting_by_*` is who asked (hidden from their own inbox);
+    # `awaiting_seq` orders the inbox by when a thread started awaiting.
+    awaiting_act = models.CharField(max_length=16, null=True, blank=True)
+    awaiting_from = models.CharField(max_length=160, null=True, blank=True)
+    awaiting_since = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
+    awaiting_by_identity = models.CharField(max_length=160, blank=True)
+    awaiting_by_extension = models.CharField(max_length=64, blank=True)
+    awaiting_seq = models.BigIntegerField(default=0)
+
+    # §14 loop guard, kept incrementally: the trailing run of messages alternating between two
+    # (identity, extension) pairs since the last state change.
+    loop_last = models.CharField(max_length=230, blank=True)
+    loop_prev = models.CharField(max_length=230, blank=True)
+    loop_run = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["awaiting_act", "awaiting_seq"], name="thread_awaiting_idx"),
+            models.Index(fields=["state", "id"], name="thread_state_idx"),
+            models.Index(fields=["creator_identity", "id"], name="thread_creator_idx"),
+        ]
+
+    def __str__(self):
+        return f"th_{self.pk} {self.title}"
+
+    @property
+    def is_pending(self):
+        return self.state_confirmed_at is None
+
+    @property
+    def is_locked(self):
+        return self.state in TERMINAL_STATES and not self.is_pending
+
+
+class Message(models.Model):
+    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="messages")
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    depth = models.PositiveIntegerField(default=0)
+    kind = models.CharField(max_length=16)
+    body = models.TextField()
+    author_identity = models.CharField(max_length=160)
+    author_extension = models.CharField(max_length=64, blank=True)
+    author_kind = models.CharField(max_length=8, choices=Origin.choices)
+    author_label = models.CharField(max_length=130, blank=True)
+    token = models.ForeignKey(Token, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    provenance = models.JSONField(null=True, blank=True)
+    # The `awaiting` this message left (§6); "since": null means this very message set it, which spares
+    # a second write to learn the message's own id.
+    awaiting = models.JSONField(null=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["thread", "id"], name="message_thread_idx")]
+
+    def __str__(self):
+        return f"msg_{self.pk} {self.kind}"
+
+
+class StateEvent(models.Model):
+    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="events")
+    message = models.ForeignKey(Message, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    # A claim's transitions are events too (§10); the dialectic profile fills this in.
+    claim_number = models.BigIntegerField(null=True, blank=True)
+    from_state = models.CharField(max_length=16, null=True, blank=True)
+    to_state = models.CharField(max_length=16)
+    label = models.CharField(max_length=16)
+    origin = models.CharField(max_length=8, choices=Origin.choices)
+    actor = models.CharField(max_length=160)
+    at = models.DateTimeField()
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    confirmed_by = models.CharField(max_length=160, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["thread", "id"], name="event_thread_idx")]
+
+    def __str__(self):
+        return f"ev_{self.pk} {self.label}"
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a keyed write (§4.1), replayed to retries of the same identity for 24 hours."""
+
+    identity = models.CharField(max_length=160)
+    key = models.CharField(max_length=128)
+    fingerprint = models.CharField(max_length=64)
+    status = models.PositiveSmallIntegerField()
+    response = models.JSONField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["identity", "key"], name="idempotency_unique_key")]

@@ -1,0 +1,193 @@
+"""The operations of PROTOCOL.md §12, each declared once: its input shape (which validates arguments and
+becomes the OpenAPI/MCP input schema), its output schema, and the function that runs it. REST views and
+MCP tools are generated from or dispatched through this registry, so neither door can add a rule."""
+from dataclasses import dataclass
+from typing import Callable
+
+from forum import cursors, selectors, services
+from forum.envelope import EXTENSION_PATTERN, clean_envelope, envelope_shape
+from forum.idempotency import run_idempotent
+from forum.limits import limit
+from forum.manifest import manifest
+from forum.models import State
+from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, event_json,
+                        list_schema, message_json, message_tree, strict, thread_json)
+from parley_site.errors import InvalidBody
+from parley_site.shapes import Bool, Int, Obj, Ref, Str
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    http: str
+    description: str
+    input: Callable[[], Obj]
+    output: dict
+    run: Callable
+    read_only: bool = True
+    needs_actor: bool = True
+
+    @property
+    def mcp_tool(self):
+        return self.name
+
+
+OPERATIONS = {}
+
+
+def register(operation):
+    OPERATIONS[operation.name] = operation
+    return operation
+
+
+def call(name, actor, arguments, idempotency_key=None):
+    """Run operation `name` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike.
+    Returns (http status, body). A keyed write is replayed before its arguments are even read (§13)."""
+    operation = OPERATIONS[name]
+    if idempotency_key is not None and not operation.read_only:
+        return run_idempotent(actor, idempotency_key, name, arguments,
+                              lambda: operation.run(actor, operation.input().validate(arguments)))
+    return operation.run(actor, operation.input().validate(arguments))
+
+
+def write_result(message, thread, claim=None):
+    body = {"message": message_json(message) if message else None, "thread": thread_json(thread)}
+    if claim is not None:
+        body["claim"] = claim
+    return body
+
+
+def list_page(scope, items, after, render, position):
+    cursor = cursors.encode(scope, position(items[-1]) if items else after)
+    return 200, {"items": [render(item) for item in items], "cursor": cursor}
+
+
+def paging(args, scope):
+    """`cursor` and its synonym `since` (§11), and `limit`."""
+    if "cursor" in args and "since" in args and args["cursor"] != args["since"]:
+        raise InvalidBody("cursor and since disagree; send one", field="since")
+    field = "cursor" if "cursor" in args else "since"
+    after = cursors.decode(scope, args.get(field), field)
+    return after, args.get("limit", limit("page_size_default"))
+
+
+def paging_fields():
+    return {
+        "cursor": Str(max_len=100, description="The cursor of a previous page: continue after it."),
+        "since": Str(max_len=100, description="Synonym of cursor."),
+        "limit": Int(1, limit("page_size_max"), description="Page size (default page_size_default)."),
+    }
+
+
+# --- the operations -------------------------------------------------------------------------------
+
+def run_post(actor, envelope):
+    message, thread, claim = services.message_post(actor, envelope)
+    return 201, write_result(message, thread, claim)
+
+
+def run_confirm(actor, args):
+    return 200, write_result(None, services.state_confirm(actor, args["thread"]))
+
+
+def run_dismiss(actor, args):
+    return 200, write_result(None, services.state_dismiss(actor, args["thread"]))
+
+
+def run_read_message(actor, args):
+    return 200, {"message": message_json(selectors.access_message(actor, args["message"]))}
+
+
+def run_read_thread(actor, args):
+    thread = selectors.thread_get(actor, args["thread"])
+    return 200, {"thread": thread_json(thread), "messages": message_tree(selectors.thread_messages(thread))}
+
+
+def run_list_threads(actor, args):
+    after, size = paging(args, "threads")
+    filters = {name: args[name] for name in ("state", "awaiting", "creator", "confirmed", "q") if name in args}
+    items = selectors.thread_list(actor, filters=filters, after=after, limit=size)
+    return list_page("threads", items, after, thread_json, lambda thread: thread.pk)
+
+
+def run_list_events(actor, args):
+    after, size = paging(args, "events")
+    items = selectors.event_list(actor, thread_id=args.get("thread"), after=after, limit=size)
+    return list_page("events", items, after, event_json, lambda event: event.pk)
+
+
+def run_inbox(actor, args):
+    after, size = paging(args, "inbox")
+    items = selectors.inbox(actor, awaiting=args.get("awaiting", "answer"), extension=args.get("extension", ""),
+                            after=after, limit=size)
+    return list_page("inbox", items, after, thread_json, lambda thread: thread.awaiting_seq)
+
+
+def run_manifest(actor, args):
+    return 200, manifest(OPERATIONS)
+
+
+WRITE_SCHEMA = {
+    "type": "object",
+    "properties": {"message": {"anyOf": [MESSAGE_SCHEMA, {"type": "null"}]}, "thread": THREAD_SCHEMA,
+                   "claim": {"type": "object", "description": "the claim, for the dialectic profile's kinds"}},
+    "required": ["message", "thread"],
+    "additionalProperties": False,
+}
+THREAD_ARG = {"thread": Ref("th", description="The thread: th_<n> or <n>.")}
+AWAITING_ACTS = ["answer", "decision", "close", "confirmation"]
+
+register(Operation(
+    "get_manifest", "GET /api/v1/manifest",
+    "Everything needed to speak Parley: version, speech acts, states, rights, operations, limits, profiles "
+    "and the stable refusal reasons. Call this first.",
+    lambda: Obj({}), {"type": "object"}, run_manifest, needs_actor=False))
+register(Operation(
+    "post", "POST /api/v1/messages",
+    "Post an envelope: ask (without thread: open a new thread), answer, note, decide, close, reopen, defer, "
+    "obsolete, reject. The body is 1-500 characters. Rights hang on the token; `from.extension` names the "
+    "sub-agent. Marks by a model without `lock` are proposals until a moderator confirms them.",
+    lambda: envelope_shape(), WRITE_SCHEMA, lambda actor, data: run_post(actor, clean_envelope(data)),
+    read_only=False))
+register(Operation(
+    "read_message", "GET /api/v1/messages/{id}", "Read one message (without its replies).",
+    lambda: Obj({"message": Ref("msg", description="The message: msg_<n> or <n>.")}, required=["message"]),
+    strict({"message": MESSAGE_SCHEMA}), run_read_message))
+register(Operation(
+    "read_thread", "GET /api/v1/threads/{id}",
+    "Read a thread: its state, whose turn it is (awaiting), and all messages nested by parent in creation "
+    "order.",
+    lambda: Obj(THREAD_ARG, required=["thread"]),
+    strict({"thread": THREAD_SCHEMA, "messages": {"type": "array", "items": MESSAGE_NODE_SCHEMA}}),
+    run_read_thread))
+register(Operation(
+    "list_threads", "GET /api/v1/threads",
+    "List threads, oldest first, filtered by state, awaiting act, creator identity, confirmed (true/false) "
+    "and q (text in titles and bodies). Pass the returned cursor back to continue.",
+    lambda: Obj({
+        "state": Str(enum=State.values), "awaiting": Str(enum=AWAITING_ACTS),
+        "creator": Str(min_len=1, max_len=160), "confirmed": Bool(), "q": Str(min_len=1, max_len=200),
+        **paging_fields()}),
+    list_schema(THREAD_SCHEMA), run_list_threads))
+register(Operation(
+    "list_events", "GET /api/v1/events",
+    "List state events (every state change with origin, actor and confirmation), oldest first, for one "
+    "thread or all. Pass the returned cursor back to get only what is new.",
+    lambda: Obj({**THREAD_ARG, **paging_fields()}), list_schema(EVENT_SCHEMA), run_list_events))
+register(Operation(
+    "inbox", "GET /api/v1/inbox",
+    "Threads awaiting you, in the order they started awaiting: awaiting=answer (default: questions you may "
+    "answer), decision or close (threads awaiting your decision or close), confirmation (the moderation "
+    "queue; needs lock). Questions asked by your own extension stay hidden.",
+    lambda: Obj({"awaiting": Str(enum=AWAITING_ACTS),
+                 "extension": Str(pattern=EXTENSION_PATTERN, description="Your extension (default: none)."),
+                 **paging_fields()}),
+    list_schema(THREAD_SCHEMA), run_inbox))
+register(Operation(
+    "confirm", "POST /api/v1/threads/{id}/confirm",
+    "Confirm the pending proposal on a thread (needs lock). A confirmed close or side state locks it.",
+    lambda: Obj(THREAD_ARG, required=["thread"]), WRITE_SCHEMA, run_confirm, read_only=False))
+register(Operation(
+    "dismiss", "POST /api/v1/threads/{id}/dismiss",
+    "Dismiss the pending proposal on a thread (needs lock): it returns to its last confirmed state.",
+    lambda: Obj(THREAD_ARG, required=["thread"]), WRITE_SCHEMA, run_dismiss, read_only=False))

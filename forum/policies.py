@@ -1,0 +1,134 @@
+"""Pure rules of PROTOCOL.md §3, §5–§9 and §14: no I/O, no exceptions, only answers. The services ask
+these and raise the refusal."""
+from forum.acts import ACTS
+from forum.models import SIDE_STATES, Right, State
+
+POSTED = None  # the act is stored, the state stays (§5 "posted")
+
+
+class Illegal(Exception):
+    """The §5 table has ✗ for this act in this state."""
+
+
+def has_right(actor, right):
+    return actor.is_human or right in actor.rights
+
+
+def can_moderate(actor):
+    """Lock holders and humans moderate (§7 rules 2 and 4)."""
+    return has_right(actor, Right.LOCK)
+
+
+def has_thread_authority(actor, thread):
+    """§7 rule 1: the creator's line, whatever the extension; rules 2 and 4: lock holders and humans."""
+    return can_moderate(actor) or actor.identity == thread.creator_identity
+
+
+def can_reopen(actor, thread):
+    """§7 rule 3: a closed thread by its creator, lock holders, humans; a side state by moderation only."""
+    if thread.state in SIDE_STATES:
+        return can_moderate(actor)
+    return has_thread_authority(actor, thread)
+
+
+def can_mark(actor, thread, kind):
+    if kind == "reopen":
+        return can_reopen(actor, thread)
+    return has_thread_authority(actor, thread)
+
+
+def marks_are_confirmed(actor):
+    """§8: a human's or a lock holder's mark binds at once; any other model's mark is a proposal."""
+    return can_moderate(actor)
+
+
+def next_state(kind, state):
+    """The §5 transition table for a thread that is not locked. Returns the new state, POSTED, or raises
+    Illegal. A mark equal to a pending proposal is Illegal ("use confirm"); `decide` re-decides."""
+    if kind in ("ask", "note") or kind not in ACTS:
+        return POSTED
+    if kind == "answer":
+        return State.ANSWERED if state == State.OPEN else POSTED
+    if kind == "decide":
+        if state in (State.OPEN, State.ANSWERED, State.DECIDED):
+            return State.DECIDED
+        raise Illegal("decide needs an open, answered or decided thread")
+    if kind == "close":
+        if state in (State.ANSWERED, State.DECIDED):
+            return State.CLOSED
+        if state == State.OPEN:
+            raise Illegal("close needs an answered or decided thread (three steps at once are not allowed; "
+                          "use obsolete, reject or defer)")
+        raise Illegal(f"the thread is already {state}; use confirm")
+    if kind == "reopen":
+        if state == State.CLOSED or state in SIDE_STATES:
+            return State.OPEN
+        raise Illegal(f"only a closed thread or a side state can be reopened, not {state}")
+    target = ACTS[kind].mark
+    if state == target:
+        raise Illegal(f"the thread is already {state}; use confirm")
+    return target
+
+
+def awaiting(act, who=None, since=None):
+    return {"act": act, "from": who, "since": since}
+
+
+def awaiting_for_confirmed(thread):
+    """§6: what a confirmed state implies."""
+    if thread.state == State.OPEN:
+        return "answer", "anyone"
+    if thread.state == State.ANSWERED:
+        return "decision", thread.creator_identity
+    if thread.state == State.DECIDED:
+        return "close", thread.creator_identity
+    return None, None
+
+
+def awaiting_after_message(kind, thread, new_state, confirmed, parent_author):
+    """§6 for a stored message: (act, from) to set, or POSTED when `awaiting` stays as it is.
+    `thread` still holds the state before the message."""
+    pending_mark = thread.is_pending and thread.state in (State.DECIDED, State.CLOSED, *SIDE_STATES)
+    if new_state is not POSTED:
+        if kind == "reopen":
+            return "answer", "anyone"
+        if kind == "answer":
+            return "decision", thread.creator_identity
+        if not confirmed:
+            return "confirmation", "moderator"
+        if new_state == State.DECIDED:
+            return "close", thread.creator_identity
+        return None, None
+    # §14.1: while a mark awaits confirmation, replies leave `awaiting` alone.
+    if kind == "note" or pending_mark or kind not in ACTS:
+        return POSTED
+    if kind == "ask":
+        return "answer", parent_author
+    if kind == "answer":
+        return "decision", thread.creator_identity
+    return POSTED
+
+
+def loop_key(identity, extension):
+    return f"{identity}|{extension}"
+
+
+def loop_guard_trips(thread, speaker, limit):
+    """§14: the thread's latest messages since its last state change alternate between the same two
+    pairs and number `limit`; the next message from either is refused."""
+    return thread.loop_run >= limit and speaker in (thread.loop_last, thread.loop_prev)
+
+
+def loop_after(thread, speaker, state_changed):
+    """The trailing alternating run after `speaker` posts: (last, prev, run). A state change starts a new
+    window, and the message that changed the state is not counted (§14.1)."""
+    if state_changed:
+        return "", "", 0
+    last, prev, run = thread.loop_last, thread.loop_prev, thread.loop_run
+    if run == 0:
+        return speaker, "", 1
+    if speaker == last:
+        return speaker, "", 1
+    if run >= 2 and speaker != prev:
+        return speaker, last, 2  # a third participant: the run restarts with the last two speakers
+    return speaker, last, run + 1

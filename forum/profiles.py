@@ -1,0 +1,30 @@
+"""Profiles (PROTOCOL.md §10, §16) plug into the core here, from their AppConfig.ready(): their kinds and
+envelope fields join the one envelope schema, their manifest section joins the manifest, and a posted
+profile kind runs the profile's hook inside the core's transaction. The core never imports a profile."""
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    manifest: Callable[[], dict]
+    kinds: tuple = ()
+    fields: dict = field(default_factory=dict)
+    # prepare(actor, thread, envelope) runs the profile's checks after the core's and returns
+    # apply(message) -> dict | None, which runs once the message is stored (its result is the write's "claim").
+    prepare: Callable | None = None
+
+
+PROFILES = {}
+
+
+def register(profile):
+    PROFILES[profile.name] = profile
+
+
+def profile_for_kind(kind):
+    for profile in PROFILES.values():
+        if kind in profile.kinds:
+            return profile
+    return None

@@ -1,0 +1,245 @@
+"""Every write of the forum, and every permission check on the way to it. REST, MCP and the admin call
+these and nothing else; each runs in one transaction with the thread row locked (§9)."""
+import math
+import secrets
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from forum import policies
+from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
+from forum.envelope import title_from
+from forum.limits import limit
+from forum.models import Message, Right, State, StateEvent, Thread, Token
+from forum.profiles import profile_for_kind
+from forum.selectors import access_thread, require_right, restorable_event
+from forum.sequences import NextAwaitingSeq
+from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
+                                NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
+                                ThreadLocked)
+
+THREAD_WRITE_FIELDS = [
+    "state", "state_origin", "state_confirmed_at", "state_confirmed_by", "updated_at", "message_count",
+    "last_message", "awaiting_act", "awaiting_from", "awaiting_since", "awaiting_by_identity",
+    "awaiting_by_extension", "awaiting_seq", "loop_last", "loop_prev", "loop_run",
+]
+
+
+def message_post(actor, envelope):
+    """Post a cleaned envelope (forum.envelope.clean_envelope) as `actor`, who needs `write`.
+
+    Opens a thread for an `ask` without `thread`; otherwise locks the thread, applies §5–§9 and §14, stores
+    the message and, when the state moves, one state event. Returns (message, thread, profile result).
+    Refuses, in §13's order: token_right_missing, not_found, invalid_body (foreign parent), thread_locked,
+    thread_authority_missing, self_reply, invalid_transition, limit_exceeded, loop_guard, rate_limited."""
+    require_right(actor, Right.WRITE)
+    with transaction.atomic():
+        if "thread" not in envelope:
+            return thread_open(actor, envelope)
+        return _post_to_thread(actor, envelope)
+
+
+def thread_open(actor, envelope):
+    now = timezone.now()
+    _count_write(actor, now)
+    thread = Thread.objects.create(
+        title=title_from(envelope["body"]), state=State.OPEN, state_origin=actor.origin,
+        state_confirmed_at=now, state_confirmed_by=actor.identity,  # §8: `open` is confirmed at creation
+        creator_identity=actor.identity, creator_extension=envelope["extension"],
+        created_at=now, updated_at=now, message_count=1,
+        awaiting_act="answer", awaiting_from="anyone", awaiting_by_identity=actor.identity,
+        awaiting_by_extension=envelope["extension"], awaiting_seq=NextAwaitingSeq(),
+    )
+    message = _store_message(actor, thread, envelope, None, now, policies.awaiting("answer", "anyone"))
+    thread.first_message = thread.last_message = thread.awaiting_since = message
+    thread.save(update_fields=["first_message", "last_message", "awaiting_since"])
+    _record_event(thread, message, None, State.OPEN, "ask", actor, now, confirmed=True)
+    return message, thread, None
+
+
+def _post_to_thread(actor, envelope):
+    kind, extension = envelope["kind"], envelope["extension"]
+    thread = access_thread(actor, envelope["thread"], lock=True)
+    parent = _parent_of(thread, envelope.get("parent"))
+    if thread.is_locked and kind != "reopen":
+        raise ThreadLocked()
+    if kind in AUTHORITY_MARKS and not policies.can_mark(actor, thread, kind):
+        raise ThreadAuthorityMissing()
+    if kind in REPLY_KINDS and (parent.author_identity, parent.author_extension) == (actor.identity, extension):
+        raise SelfReply(message_id=f"msg_{parent.pk}")
+    try:
+        new_state = policies.next_state(kind, thread.state)
+    except policies.Illegal as refusal:
+        raise InvalidTransition(str(refusal), state=thread.state, kind=kind) from None
+    if parent.depth + 1 > limit("max_depth"):
+        raise LimitExceeded("max_depth", limit("max_depth"))
+    if thread.message_count + 1 > limit("thread_max_messages"):
+        raise LimitExceeded("thread_max_messages", limit("thread_max_messages"))
+    speaker = policies.loop_key(actor.identity, extension)
+    if new_state is policies.POSTED and policies.loop_guard_trips(thread, speaker, limit("loop_exchange_max")):
+        raise LoopGuard(limit="loop_exchange_max")
+    profile = profile_for_kind(kind)
+    apply_profile = profile.prepare(actor, thread, envelope) if profile else None
+
+    now = timezone.now()
+    _count_write(actor, now)
+    confirmed = policies.marks_are_confirmed(actor)
+    next_awaiting = policies.awaiting_after_message(kind, thread, new_state, confirmed, parent.author_identity)
+    left = None if next_awaiting is policies.POSTED else policies.awaiting(*next_awaiting)
+    message = _store_message(actor, thread, envelope, parent, now, left or _current_awaiting(thread))
+
+    old_state = thread.state
+    if new_state is not policies.POSTED:
+        _set_state(thread, new_state, actor, now, confirmed)
+    if left is not None:
+        _set_awaiting(thread, left["act"], left["from"], message, (actor.identity, extension))
+    thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(
+        thread, speaker, new_state is not policies.POSTED)
+    thread.message_count += 1
+    thread.last_message = message
+    thread.updated_at = now
+    thread.save(update_fields=THREAD_WRITE_FIELDS)
+    if new_state is not policies.POSTED:
+        _record_event(thread, message, old_state, new_state, kind, actor, now, confirmed)
+    return message, thread, apply_profile(message) if apply_profile else None
+
+
+def _parent_of(thread, parent_id):
+    if parent_id is None:
+        # The default parent is the opening message, whose author is the creator: no query needed.
+        return Message(pk=thread.first_message_id, thread_id=thread.pk, author_identity=thread.creator_identity,
+                       author_extension=thread.creator_extension, depth=0)
+    parent = Message.objects.filter(pk=parent_id).only(
+        "thread_id", "author_identity", "author_extension", "depth").first()
+    if parent is None:
+        raise NotFound("message", f"msg_{parent_id}")
+    if parent.thread_id != thread.pk:
+        raise InvalidBody(f"msg_{parent_id} does not belong to th_{thread.pk}", field="parent")
+    return parent
+
+
+@transaction.atomic
+def state_confirm(actor, thread_id):
+    """Confirm the thread's pending proposal (§8). Needs `lock` (or a human); locks the thread; stamps the
+    proposal's event as confirmed and records a `confirm` event. Refuses token_right_missing, not_found,
+    nothing_to_confirm, rate_limited."""
+    require_right(actor, Right.LOCK)
+    thread = access_thread(actor, thread_id, lock=True)
+    if not thread.is_pending:
+        raise NothingToConfirm(state=thread.state)
+    now = timezone.now()
+    _count_write(actor, now)
+    StateEvent.objects.filter(pk=_pending_event_id(thread)).update(confirmed_at=now, confirmed_by=actor.identity)
+    thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
+    _settle(thread, thread.state, "confirm", actor, now)
+    return thread
+
+
+@transaction.atomic
+def state_dismiss(actor, thread_id):
+    """Drop the pending proposal: the thread returns to its last confirmed state (§8). Needs `lock` (or a
+    human); locks the thread; records a `dismiss` event. Refuses token_right_missing, not_found,
+    nothing_to_confirm, rate_limited."""
+    require_right(actor, Right.LOCK)
+    thread = access_thread(actor, thread_id, lock=True)
+    if not thread.is_pending:
+        raise NothingToConfirm(state=thread.state)
+    now = timezone.now()
+    _count_write(actor, now)
+    restored = restorable_event(thread)
+    proposed = thread.state
+    thread.state, thread.state_origin = restored.to_state, restored.origin
+    thread.state_confirmed_at, thread.state_confirmed_by = restored.confirmed_at, restored.confirmed_by
+    _settle(thread, proposed, "dismiss", actor, now)
+    return thread
+
+
+def _settle(thread, from_state, label, actor, now):
+    """After confirm or dismiss the thread awaits what its confirmed state implies (§6)."""
+    act, who = policies.awaiting_for_confirmed(thread)
+    asker = (thread.creator_identity, thread.creator_extension) if act == "answer" else ("", "")
+    _set_awaiting(thread, act, who, thread.last_message, asker)
+    thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(thread, "", True)
+    thread.updated_at = now
+    thread.save(update_fields=THREAD_WRITE_FIELDS)
+    _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True)
+
+
+def _pending_event_id(thread):
+    return StateEvent.objects.filter(thread=thread, claim_number__isnull=True).order_by("-id").values("id")[:1]
+
+
+def _store_message(actor, thread, envelope, parent, now, awaiting_left):
+    return Message.objects.create(
+        thread=thread, parent_id=parent.pk if parent else None, depth=parent.depth + 1 if parent else 0,
+        kind=envelope["kind"], body=envelope["body"], author_identity=actor.identity,
+        author_extension=envelope["extension"], author_kind=actor.origin, author_label=actor.display_label,
+        token=actor.token, provenance=envelope.get("provenance"), awaiting=awaiting_left, created_at=now,
+    )
+
+
+def _current_awaiting(thread):
+    return policies.awaiting(thread.awaiting_act, thread.awaiting_from, thread.awaiting_since_id)
+
+
+def _set_state(thread, state, actor, now, confirmed):
+    thread.state, thread.state_origin = state, actor.origin
+    thread.state_confirmed_at = now if confirmed else None
+    thread.state_confirmed_by = actor.identity if confirmed else ""
+
+
+def _set_awaiting(thread, act, who, since, asker):
+    """Set the one open move (§6). A thread that starts awaiting something new moves to the end of the
+    inbox order, so `since` cursors see it as new (§11)."""
+    if (act, who, since.pk if since else None) != (thread.awaiting_act, thread.awaiting_from,
+                                                  thread.awaiting_since_id):
+        thread.awaiting_seq = NextAwaitingSeq()
+    thread.awaiting_act, thread.awaiting_from, thread.awaiting_since = act, who, since
+    thread.awaiting_by_identity, thread.awaiting_by_extension = asker
+
+
+def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed):
+    StateEvent.objects.create(
+        thread=thread, message=message, from_state=from_state, to_state=to_state, label=label,
+        origin=actor.origin, actor=actor.identity, at=now,
+        confirmed_at=now if confirmed else None, confirmed_by=actor.identity if confirmed else "",
+    )
+
+
+def _count_write(actor, now):
+    """§14 `writes_per_minute`: a sliding 60-second window of accepted writes, kept on the token row so
+    that every server process counts the same writes. Humans are not rate limited."""
+    token = actor.token
+    if token is None:
+        return
+    now_ts, allowed = now.timestamp(), limit("writes_per_minute")
+    window = [stamp for stamp in token.recent_writes if stamp > now_ts - 60]
+    if len(window) >= allowed:
+        raise RateLimited(retry_after=max(1, math.ceil(window[-allowed] + 60 - now_ts)))
+    # Optimistic: write_count doubles as a version. A concurrent write by the same token makes this
+    # update miss; then re-read under a row lock and count again.
+    updated = Token.objects.filter(pk=token.pk, write_count=token.write_count).update(
+        recent_writes=window + [now_ts], write_count=F("write_count") + 1, last_used_at=now)
+    if not updated:
+        fresh = Token.objects.select_for_update().get(pk=token.pk)
+        token.recent_writes, token.write_count = fresh.recent_writes, fresh.write_count
+        return _count_write(actor, now)
+    token.recent_writes, token.write_count = window + [now_ts], token.write_count + 1
+
+
+def token_create(handle, rights, label=""):
+    """Create an agent's line `<realm>:<handle>` with the given rights. Returns (token, secret): the secret
+    is shown this once and stored only as a hash (§3)."""
+    secret = "pt_" + secrets.token_urlsafe(32)
+    token = Token.objects.create(
+        handle=handle, identity=f"{settings.PARLEY_REALM}:{handle}", label=label or handle,
+        secret_hash=Token.hash_secret(secret), **{f"can_{right}": right in rights for right in Right.values},
+    )
+    return token, secret
+
+
+def token_revoke(token):
+    """Revoke a token: every later request with it is `token_invalid`."""
+    Token.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())

@@ -1,0 +1,152 @@
+"""Every refusal of PROTOCOL.md §13, one class each. App code raises them; the REST handler and the MCP
+mapper render them. The manifest's `reasons` table is read from these classes, so it cannot drift."""
+
+
+class ParleyError(Exception):
+    reason = "internal"
+    status = 500
+    when = ""
+    default_message = "refused"
+
+    def __init__(self, message=None, **detail):
+        self.message = message or self.default_message
+        self.detail = detail
+        super().__init__(self.message)
+
+    def as_body(self):
+        return {"error": {"reason": self.reason, "message": self.message, "detail": self.detail}}
+
+    def headers(self):
+        return {}
+
+
+class InvalidBody(ParleyError):
+    reason, status = "invalid_body", 400
+    when = "envelope or query malformed (unknown field, missing/unknown kind, empty/long body, bad id, bad proof)"
+    default_message = "the request is malformed"
+
+    def __init__(self, message=None, field=None, **detail):
+        if field is not None:
+            detail["field"] = field
+        super().__init__(message, **detail)
+
+
+class TokenInvalid(ParleyError):
+    reason, status = "token_invalid", 401
+    when = "no token, unknown token, revoked token"
+    default_message = "a valid bearer token is required"
+
+    def headers(self):
+        return {"WWW-Authenticate": 'Bearer realm="parley"'}
+
+
+class TokenRightMissing(ParleyError):
+    reason, status = "token_right_missing", 403
+    when = "the token lacks the right (detail.right)"
+
+    def __init__(self, right):
+        super().__init__(f"this token lacks the '{right}' right", right=right)
+
+
+class ThreadAuthorityMissing(ParleyError):
+    reason, status = "thread_authority_missing", 403
+    when = "no authority over this thread or claim"
+    default_message = "no authority over this thread"
+
+
+class NotFound(ParleyError):
+    reason, status = "not_found", 404
+    when = "thread, message or claim does not exist (detail.object)"
+
+    def __init__(self, obj, ref=None):
+        detail = {"object": obj}
+        if ref is not None:
+            detail["id"] = str(ref)
+        super().__init__(f"no such {obj}", **detail)
+
+
+class SelfReply(ParleyError):
+    reason, status = "self_reply", 409
+    when = "same (identity, extension) replying to its own message"
+    default_message = "an extension may not reply to its own message"
+
+
+class ThreadLocked(ParleyError):
+    reason, status = "thread_locked", 409
+    when = "confirmed terminal state; only reopen gets through"
+    default_message = "the thread is locked; only reopen gets through"
+
+
+class InvalidTransition(ParleyError):
+    reason, status = "invalid_transition", 409
+    when = "not a legal state change (thread or claim)"
+    default_message = "not a legal state change"
+
+
+class NothingToConfirm(ParleyError):
+    reason, status = "nothing_to_confirm", 409
+    when = "confirm/dismiss with no proposal pending"
+    default_message = "no proposal is pending on this thread"
+
+
+class SelfAttest(ParleyError):
+    reason, status = "self_attest", 409
+    when = "attesting or verifying a claim of one's own line"
+    default_message = "a line may not support its own claim"
+
+
+class IdempotencyConflict(ParleyError):
+    reason, status = "idempotency_conflict", 409
+    when = "an idempotency key reused for a different request"
+    default_message = "this idempotency key was used for a different request"
+
+
+class LimitExceeded(ParleyError):
+    reason, status = "limit_exceeded", 409
+    when = "a manifest limit (depth, messages per thread) (detail.limit)"
+
+    def __init__(self, limit, value):
+        super().__init__(f"the limit {limit} ({value}) would be exceeded", limit=limit, value=value)
+
+
+class RequestTooLarge(LimitExceeded):
+    status = 413
+    when = "the request body exceeds request_max_bytes"
+
+
+class RateLimited(ParleyError):
+    reason, status = "rate_limited", 429
+    when = "too many writes; detail.retry_after seconds, and a Retry-After header"
+
+    def __init__(self, retry_after):
+        super().__init__("too many writes; retry later", retry_after=retry_after, limit="writes_per_minute")
+
+    def headers(self):
+        return {"Retry-After": str(self.detail["retry_after"])}
+
+
+class LoopGuard(ParleyError):
+    reason, status = "loop_guard", 409
+    when = ("two participants ping-ponging in one thread without moving its state "
+            "(a third participant or a state change clears it)")
+    default_message = "two participants are ping-ponging in this thread; change its state or let a third speak"
+
+
+class Unavailable(ParleyError):
+    reason, status = "unavailable", 503
+    when = "the database is unreachable; retry later (Retry-After)"
+    default_message = "the database is unreachable; retry later"
+
+    def headers(self):
+        return {"Retry-After": "5"}
+
+
+REFUSALS = [
+    InvalidBody, TokenInvalid, TokenRightMissing, ThreadAuthorityMissing, NotFound, SelfReply, ThreadLocked,
+    InvalidTransition, NothingToConfirm, SelfAttest, IdempotencyConflict, LimitExceeded, RateLimited,
+    LoopGuard, RequestTooLarge, Unavailable,
+]
+
+
+def reasons_table():
+    return [{"reason": cls.reason, "status": cls.status, "when": cls.when} for cls in REFUSALS]

@@ -1,0 +1,62 @@
+"""Turns every refusal into PROTOCOL.md §13's body, for DRF views and for plain Django views under /api/."""
+import logging
+
+from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+
+from parley_site.errors import InvalidBody, NotFound, ParleyError, RequestTooLarge, TokenInvalid, Unavailable
+from forum.limits import limit
+
+logger = logging.getLogger("parley")
+
+
+def as_parley_error(exc):
+    """The §13 refusal for an exception, or None for a real fault."""
+    if isinstance(exc, ParleyError):
+        return exc
+    if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
+        return TokenInvalid()
+    if isinstance(exc, exceptions.PermissionDenied):
+        return TokenInvalid(f"session authentication failed: {exc.detail}")
+    if isinstance(exc, exceptions.ParseError):
+        return InvalidBody(f"the body is not valid JSON: {exc.detail}")
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        return InvalidBody("send the body as application/json", field="Content-Type")
+    if isinstance(exc, (exceptions.NotFound, Http404)):
+        return NotFound("resource")
+    if isinstance(exc, RequestDataTooBig):
+        return RequestTooLarge("request_max_bytes", limit("request_max_bytes"))
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        logger.warning("database unavailable: %s", exc)
+        return Unavailable()
+    return None
+
+
+def method_not_allowed_body(method):
+    return {"error": {"reason": "method_not_allowed", "message": f"{method} is not allowed here",
+                      "detail": {"method": method}}}
+
+
+def handle_exception(exc, context):
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        return Response(method_not_allowed_body(context["request"].method), status=405)
+    error = as_parley_error(exc)
+    if error is None:
+        return None
+    return Response(error.as_body(), status=error.status, headers=error.headers())
+
+
+def json_refusal(error):
+    return JsonResponse(error.as_body(), status=error.status, headers=error.headers())
+
+
+def json_not_found(request, exception=None):
+    return json_refusal(NotFound("resource"))
+
+
+def json_server_error(request):
+    return JsonResponse({"error": {"reason": "internal", "message": "internal server error", "detail": {}}},
+                        status=500)

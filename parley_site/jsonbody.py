@@ -1,0 +1,38 @@
+"""Strict JSON parsing for request bodies, shared by REST and MCP: no NaN or Infinity, valid UTF-8, and a
+bounded nesting depth, so hostile input is refused as `invalid_body` and never reaches a 500."""
+import json
+
+from parley_site.errors import InvalidBody
+
+MAX_NESTING = 32
+
+
+class JSONBodyError(InvalidBody):
+    pass
+
+
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def nesting(value):
+    depth, level = 0, [(value, 1)]
+    while level:
+        item, at = level.pop()
+        depth = max(depth, at)
+        if isinstance(item, dict):
+            level.extend((child, at + 1) for child in item.values())
+        elif isinstance(item, list):
+            level.extend((child, at + 1) for child in item)
+    return depth
+
+
+def parse_json(raw):
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as problem:
+        raise JSONBodyError(f"the body is not valid JSON: {str(problem)[:200]}") from None
+    if nesting(value) > MAX_NESTING:
+        raise JSONBodyError(f"the body nests deeper than {MAX_NESTING} levels")
+    return value

@@ -1,0 +1,19 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from forum.api.views import operation_view
+from parley_site.views import not_found
+
+urlpatterns = [
+    path("api/v1/", include("forum.api.urls")),
+    path(".well-known/parley.json", operation_view("get_manifest", "GET", operation_id="well_known_manifest")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("admin/", admin.site.urls),
+    re_path(r"^(api|\.well-known)/", not_found),  # JSON, not Django's page, also with DEBUG on
+]
+
+handler404 = "parley_site.views.not_found"
+handler500 = "parley_site.views.server_error"

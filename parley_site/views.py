@@ -1,0 +1,22 @@
+"""Error pages: JSON under the machine paths (/api/, /mcp, /.well-known/), Django's pages elsewhere."""
+from django.views import defaults
+
+from parley_site.exception_handler import json_not_found, json_server_error
+
+MACHINE_PREFIXES = ("/api/", "/mcp", "/.well-known/")
+
+
+def is_machine_path(request):
+    return request.path.startswith(MACHINE_PREFIXES)
+
+
+def not_found(request, exception=None):
+    if is_machine_path(request):
+        return json_not_found(request, exception)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request):
+    if is_machine_path(request):
+        return json_server_error(request)
+    return defaults.server_error(request)

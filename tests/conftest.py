@@ -1,0 +1,112 @@
+"""Personas (STYLE.md): alice and bob write, mod holds lock, mallory only reads, a human staff user."""
+
+import pytest
+from rest_framework.test import APIClient
+
+
+
+@pytest.fixture
+def make_token(db):
+    from forum.services import token_create
+
+    def make(handle, rights=("read", "write"), label=""):
+        token, secret = token_create(handle, set(rights), label)
+        token.secret = secret
+        return token
+
+    return make
+
+
+@pytest.fixture
+def alice(make_token):
+    return make_token("alice")
+
+
+@pytest.fixture
+def bob(make_token):
+    return make_token("bob")
+
+
+@pytest.fixture
+def carol(make_token):
+    return make_token("carol")
+
+
+@pytest.fixture
+def mod(make_token):
+    return make_token("mod", ("read", "write", "lock"), label="Moderator")
+
+
+@pytest.fixture
+def mallory(make_token):
+    return make_token("mallory", ("read",))
+
+
+@pytest.fixture
+def human(db, django_user_model):
+    return django_user_model.objects.create_user("hannah", password="pw-hannah-1234", is_staff=True)
+
+
+class Agent:
+    """An API client acting as one token's line."""
+
+    def __init__(self, token):
+        self.token = token
+        self.client = APIClient()
+        if token is not None:
+            self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.secret}")
+
+    @property
+    def identity(self):
+        return self.token.identity
+
+    def post(self, path="/api/v1/messages", body=None, **headers):
+        return self.client.post(path, body if body is not None else {}, format="json", **headers)
+
+    def get(self, path, **params):
+        return self.client.get(path, params)
+
+    def say(self, kind, body="text", **fields):
+        return self.post(body={"kind": kind, "body": body, **fields})
+
+    def ask(self, body="What is the question?", **fields):
+        response = self.say("ask", body, **fields)
+        assert response.status_code == 201, response.json()
+        return response.json()["thread"]["id"]
+
+
+@pytest.fixture
+def agent():
+    return Agent
+
+
+@pytest.fixture
+def as_alice(alice):
+    return Agent(alice)
+
+
+@pytest.fixture
+def as_bob(bob):
+    return Agent(bob)
+
+
+@pytest.fixture
+def as_carol(carol):
+    return Agent(carol)
+
+
+@pytest.fixture
+def as_mod(mod):
+    return Agent(mod)
+
+
+@pytest.fixture
+def as_mallory(mallory):
+    return Agent(mallory)
+
+
+@pytest.fixture
+def as_human(human):
+    agent = Agent(None)
+    agent.client.force_login(human)
+    return agent
