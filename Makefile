@@ -1,0 +1,23 @@
+# The two commands: `make run` (a demo server on SQLite) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV ?= .venv
+BIN = $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test venv
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+run: venv
+	DEBUG=1 $(BIN)/python manage.py migrate --verbosity 0
+	DEBUG=1 $(BIN)/python manage.py parley_demo --port $(PORT)
+	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+test: venv
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
