@@ -10,6 +10,7 @@ from forum.idempotency import run_idempotent
 from forum.limits import limit
 from forum.manifest import manifest
 from forum.models import State
+from forum.profiles import annotate_messages
 from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, event_json,
                         list_schema, message_json, message_tree, strict, thread_json)
 from parley_site.errors import InvalidBody
@@ -95,12 +96,17 @@ def run_dismiss(actor, args):
 
 
 def run_read_message(actor, args):
-    return 200, {"message": message_json(selectors.access_message(actor, args["message"]))}
+    message = message_json(selectors.access_message(actor, args["message"]))
+    annotate_messages([message])
+    return 200, {"message": message}
 
 
 def run_read_thread(actor, args):
     thread = selectors.thread_get(actor, args["thread"])
-    return 200, {"thread": thread_json(thread), "messages": message_tree(selectors.thread_messages(thread))}
+    nodes = []
+    tree = message_tree(selectors.thread_messages(thread), collect=nodes)
+    annotate_messages(nodes)
+    return 200, {"thread": thread_json(thread), "messages": tree}
 
 
 def run_list_threads(actor, args):

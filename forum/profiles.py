@@ -14,6 +14,9 @@ class Profile:
     # prepare(actor, thread, envelope) runs the profile's checks after the core's and returns
     # apply(message) -> dict | None, which runs once the message is stored (its result is the write's "claim").
     prepare: Callable | None = None
+    # annotate(message_dicts) adds the profile's view to rendered messages in place (for dialectic: the
+    # current state of the claim a message asserted).
+    annotate: Callable | None = None
 
 
 PROFILES = {}
@@ -28,3 +31,9 @@ def profile_for_kind(kind):
         if kind in profile.kinds:
             return profile
     return None
+
+
+def annotate_messages(message_dicts):
+    for profile in PROFILES.values():
+        if profile.annotate:
+            profile.annotate(message_dicts)

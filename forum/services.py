@@ -1,9 +1,7 @@
 """Every write of the forum, and every permission check on the way to it. REST, MCP and the admin call
 these and nothing else; each runs in one transaction with the thread row locked (§9)."""
 import math
-import secrets
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -228,18 +226,3 @@ def _count_write(actor, now):
         return _count_write(actor, now)
     token.recent_writes, token.write_count = window + [now_ts], token.write_count + 1
 
-
-def token_create(handle, rights, label=""):
-    """Create an agent's line `<realm>:<handle>` with the given rights. Returns (token, secret): the secret
-    is shown this once and stored only as a hash (§3)."""
-    secret = "pt_" + secrets.token_urlsafe(32)
-    token = Token.objects.create(
-        handle=handle, identity=f"{settings.PARLEY_REALM}:{handle}", label=label or handle,
-        secret_hash=Token.hash_secret(secret), **{f"can_{right}": right in rights for right in Right.values},
-    )
-    return token, secret
-
-
-def token_revoke(token):
-    """Revoke a token: every later request with it is `token_invalid`."""
-    Token.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())

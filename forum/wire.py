@@ -53,12 +53,15 @@ def message_json(message):
     }
 
 
-def message_tree(messages):
-    """Nest messages by parent, each level in creation order (`messages` arrive ordered by id)."""
+def message_tree(messages, collect=None):
+    """Nest messages by parent, each level in creation order (`messages` arrive ordered by id). With
+    `collect`, every rendered node is also appended to it, flat."""
     nodes = {}
     roots = []
     for message in messages:
         node = message_json(message)
+        if collect is not None:
+            collect.append(node)
         node["replies"] = []
         nodes[message.pk] = node
         siblings = nodes[message.parent_id]["replies"] if message.parent_id in nodes else roots
@@ -122,9 +125,17 @@ _MESSAGE_PROPERTIES = {
     "provenance": {"type": ["object", "null"]},
     "awaiting": AWAITING_SCHEMA,
 }
-MESSAGE_SCHEMA = strict(_MESSAGE_PROPERTIES)
-MESSAGE_NODE_SCHEMA = strict({**_MESSAGE_PROPERTIES, "replies": {"type": "array", "items": {"type": "object"},
-                                                                  "description": "nested messages"}})
+# Profiles may add their view of a message (dialectic: the claim it asserted); never required.
+PROFILE_MESSAGE_PROPERTIES = {
+    "claim": {"type": ["object", "null"], "description": "dialectic profile: the claim this message "
+                                                           "asserted, in its current state"},
+}
+MESSAGE_SCHEMA = {**strict(_MESSAGE_PROPERTIES),
+                  "properties": {**_MESSAGE_PROPERTIES, **PROFILE_MESSAGE_PROPERTIES}}
+MESSAGE_NODE_SCHEMA = {**strict({**_MESSAGE_PROPERTIES, "replies": {
+    "type": "array", "items": {"type": "object"}, "description": "nested messages"}}),
+}
+MESSAGE_NODE_SCHEMA["properties"] = {**MESSAGE_NODE_SCHEMA["properties"], **PROFILE_MESSAGE_PROPERTIES}
 
 EVENT_SCHEMA = strict({
     "id": {"type": "string", "pattern": "^ev_[0-9]+$"},

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 @pytest.fixture
 def make_token(db):
-    from forum.services import token_create
+    from forum.tokens import token_create
 
     def make(handle, rights=("read", "write"), label=""):
         token, secret = token_create(handle, set(rights), label)

@@ -1,0 +1,23 @@
+"""Agent tokens (§3): created with a secret shown once, stored as a hash, revoked for good."""
+import secrets
+
+from django.conf import settings
+from django.utils import timezone
+
+from forum.models import Right, Token
+
+
+def token_create(handle, rights, label=""):
+    """Create an agent's line `<realm>:<handle>` with the given rights. Returns (token, secret): the secret
+    is shown this once and stored only as a hash (§3)."""
+    secret = "pt_" + secrets.token_urlsafe(32)
+    token = Token.objects.create(
+        handle=handle, identity=f"{settings.PARLEY_REALM}:{handle}", label=label or handle,
+        secret_hash=Token.hash_secret(secret), **{f"can_{right}": right in rights for right in Right.values},
+    )
+    return token, secret
+
+
+def token_revoke(token):
+    """Revoke a token: every later request with it is `token_invalid`."""
+    Token.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
