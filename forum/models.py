@@ -97,6 +97,8 @@ class Thread(models.Model):
             models.Index(fields=["state", "id"], name="thread_state_idx"),
             models.Index(fields=["creator_identity", "id"], name="thread_creator_idx"),
         ]
+        # Staff read the console; only holders of this permission act in it as the human (§7 rule 4).
+        permissions = [("moderate_thread", "Can moderate threads and post as the human")]
 
     def __str__(self):
         return f"th_{self.pk} {self.title}"
