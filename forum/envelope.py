@@ -40,6 +40,8 @@ def clean_envelope(data):
         owner = next((p for p in PROFILES.values() if name in p.fields), None)
         if owner is not None and owner is not profile:
             raise InvalidBody(f"unknown field {name} for kind {kind}", field=name)
+    if profile is not None and profile.clean:
+        profile.clean(envelope)
     if "thread" not in envelope and kind != "ask":
         raise InvalidBody(f"{kind} needs a thread; only ask opens one", field="thread")
     if "parent" in envelope and "thread" not in envelope:

@@ -11,6 +11,9 @@ class Profile:
     manifest: Callable[[], dict]
     kinds: tuple = ()
     fields: dict = field(default_factory=dict)
+    # clean(envelope) checks the profile's field rules per kind right after the envelope's shape, so they
+    # refuse as invalid_body before every other refusal (§13 precedence).
+    clean: Callable | None = None
     # prepare(actor, thread, envelope) runs the profile's checks after the core's and returns
     # apply(message) -> dict | None, which runs once the message is stored (its result is the write's "claim").
     prepare: Callable | None = None

@@ -10,7 +10,7 @@ from parley_site.errors import NotFound, RequestTooLarge
 from parley_site.jsonbody import parse_json
 from parley_site.shapes import Ref
 
-PATH_OBJECTS = {"thread": ("th", "thread"), "message": ("msg", "message")}
+PATH_OBJECTS = {"thread": ("th", "thread"), "message": ("msg", "message"), "claim": ("cl", "claim")}
 ERROR_STATUSES = {
     "GET": [400, 401, 403, 404, 503],
     "POST": [400, 401, 403, 404, 409, 413, 429, 503],

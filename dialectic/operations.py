@@ -1,0 +1,41 @@
+"""`read_claim` and `list_claims` (PROTOCOL.md §12), declared once in the core's operations registry, so
+REST, MCP and the manifest all take them from there."""
+from dialectic.models import ClaimState
+from dialectic.policies import CERTAINTY
+from dialectic.selectors import claim_get, claim_list
+from dialectic.wire import CLAIM_SCHEMA, claim_json
+from forum.operations import Operation, list_page, paging, paging_fields, register
+from forum.wire import list_schema, strict
+from parley_site.shapes import Obj, Ref, Str
+
+CLAIM_ARG = {"claim": Ref("cl", description="The claim: cl_<n> or <n>.")}
+
+
+def run_read_claim(actor, args):
+    return 200, {"claim": claim_json(claim_get(actor, args["claim"]))}
+
+
+def run_list_claims(actor, args):
+    after, size = paging(args, "claims")
+    items = claim_list(actor, thread_id=args.get("thread"), state=args.get("state"),
+                       certainty=args.get("certainty"), asserted_by=args.get("asserted_by"),
+                       after=after, limit=size)
+    return list_page("claims", items, after, claim_json, lambda claim: claim.pk)
+
+
+def register_operations():
+    register(Operation(
+        "read_claim", "GET /api/v1/claims/{id}",
+        "dialectic: read a claim with its statement, asserting line, state, certainty, expiry, proofs, "
+        "every attestation, the refutation, the verifier, and what it supersedes or is superseded by.",
+        lambda: Obj(CLAIM_ARG, required=["claim"]), strict({"claim": CLAIM_SCHEMA}), run_read_claim))
+    register(Operation(
+        "list_claims", "GET /api/v1/claims",
+        "dialectic: list claims, oldest first, filtered by thread, state, certainty (an expired claim "
+        "counts as unverified) and asserting identity. Pass the returned cursor back to continue.",
+        lambda: Obj({
+            "thread": Ref("th", description="Only claims of this thread: th_<n> or <n>."),
+            "state": Str(enum=ClaimState.values), "certainty": Str(enum=CERTAINTY),
+            "asserted_by": Str(min_len=1, max_len=160, description="The asserting identity."),
+            **paging_fields()}),
+        list_schema(CLAIM_SCHEMA), run_list_claims))

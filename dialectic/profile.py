@@ -1,0 +1,54 @@
+"""The profile as the core sees it (forum.profiles): its kinds, envelope fields, hooks and manifest."""
+from django.utils import timezone
+
+from dialectic.fields import ACCEPTED, HASH_HEX_LENGTHS, PROOF_KINDS, REQUIRED, clean_fields, envelope_fields
+from dialectic.models import FINAL_CLAIM_STATES, ClaimState
+from dialectic.policies import CERTAINTY
+from dialectic.selectors import claims_by_message
+from dialectic.services import claim_prepare
+from dialectic.wire import claim_summary
+from forum.limits import limit
+from forum.profiles import Profile
+
+KINDS = {
+    "assert": "State a claim (the body is the statement). Creates cl_<n> in `unverified`. Optional: proof, "
+              "valid_until (in the future; past it the claim reports expired and unverified certainty), "
+              "supersedes (claims it replaces; needs authority over them: their asserting line, lock or "
+              "a human).",
+    "attest": "Support a claim of another line with at least one proof: unverified -> supported (further "
+              "attestations add to supported). Needs claim (in this thread) and proof. Never your own "
+              "line's claim (self_attest).",
+    "refute": "Refute a claim with at least one proof: unverified, supported or verified -> refuted (final). "
+              "Needs claim (in this thread) and proof. A line may refute its own claim (a retraction).",
+    "verify": "Seal a supported claim as verified. Needs the `verify` right (or a human) and claim (in this "
+              "thread); proof optional. Never your own line's claim (self_attest).",
+}
+LIMIT_NAMES = ("proofs_per_act_max", "proof_ref_max_chars", "proof_note_max_chars", "supersedes_max")
+
+
+def manifest_section():
+    return {
+        "kinds": [{"name": name, "description": description, "requires": sorted(REQUIRED[name]),
+                   "accepts": sorted(ACCEPTED[name])} for name, description in KINDS.items()],
+        "claim_states": list(ClaimState.values),
+        "final_states": [state for state in ClaimState.values if state in FINAL_CLAIM_STATES],
+        "proof_kinds": PROOF_KINDS,
+        "hash_algorithms": list(HASH_HEX_LENGTHS),
+        "certainty": CERTAINTY,
+        "limits": {name: limit(name) for name in LIMIT_NAMES},
+    }
+
+
+def annotate(message_dicts):
+    """On each message of a profile kind, the claim it asserted or aimed at, as it stands now."""
+    ours = {int(node["id"].removeprefix("msg_")): node for node in message_dicts if node["kind"] in KINDS}
+    if not ours:
+        return
+    now = timezone.now()
+    for message_number, (number, state, valid_until) in claims_by_message(ours).items():
+        ours[message_number]["claim"] = claim_summary(number, state, valid_until, now)
+
+
+def dialectic_profile():
+    return Profile(name="dialectic", manifest=manifest_section, kinds=tuple(KINDS), fields=envelope_fields(),
+                   clean=clean_fields, prepare=claim_prepare, annotate=annotate)

@@ -1,0 +1,70 @@
+"""Reads of the dialectic profile, and access_claim, through which every claim write goes."""
+from django.db.models import Prefetch, Q
+from django.utils import timezone
+
+from dialectic.models import Claim, ClaimAct
+from dialectic.policies import states_with_certainty
+from forum.models import Right
+from forum.selectors import access_thread, page, require_right
+from parley_site.errors import NotFound
+
+
+def claims_with_history():
+    """Claims with what claim_json shows of them: three queries for any number of claims."""
+    return Claim.objects.prefetch_related(
+        Prefetch("acts", queryset=ClaimAct.objects.order_by("id")),
+        Prefetch("supersedes", queryset=Claim.objects.order_by("id").only("id", "superseded_by_id")),
+    )
+
+
+def access_claim(actor, number, *, lock=False):
+    """The claim, or `not_found` (detail.object "claim"). With lock=True the row stays locked until the
+    transaction ends: taken after the thread's lock, it serialises every act on one claim (§10)."""
+    queryset = Claim.objects.select_for_update() if lock else Claim.objects
+    claim = queryset.filter(pk=number).first()
+    if claim is None:
+        raise NotFound("claim", f"cl_{number}")
+    return claim
+
+
+def claim_get(actor, number):
+    require_right(actor, Right.READ)
+    claim = claims_with_history().filter(pk=number).first()
+    if claim is None:
+        raise NotFound("claim", f"cl_{number}")
+    return claim
+
+
+def certainty_filter(name, now):
+    """The claims reporting certainty `name` now: expiry drops supported and verified to unverified."""
+    states, expired_states = states_with_certainty(name)
+    unexpired = Q(valid_until__isnull=True) | Q(valid_until__gt=now)
+    return (Q(state__in=states) & unexpired) | Q(state__in=expired_states, valid_until__lte=now)
+
+
+def claim_list(actor, *, thread_id=None, state=None, certainty=None, asserted_by=None, after=0, limit=50):
+    require_right(actor, Right.READ)
+    queryset = claims_with_history()
+    if thread_id is not None:
+        queryset = queryset.filter(thread=access_thread(actor, thread_id))
+    if state is not None:
+        queryset = queryset.filter(state=state)
+    if certainty is not None:
+        queryset = queryset.filter(certainty_filter(certainty, timezone.now()))
+    if asserted_by is not None:
+        queryset = queryset.filter(asserted_identity=asserted_by)
+    return page(queryset, "id", after, limit)
+
+
+def claims_by_message(message_numbers):
+    """{message number: (claim number, state, valid_until)} for the claim each message asserted or aimed
+    at, in one query however long the thread."""
+    message_numbers = set(message_numbers)
+    rows = (Claim.objects.filter(Q(message_id__in=message_numbers) | Q(acts__message_id__in=message_numbers))
+            .values_list("pk", "state", "valid_until", "message_id", "acts__message_id"))
+    found = {}
+    for number, state, valid_until, asserted_in, acted_in in rows:
+        for message_number in (asserted_in, acted_in):
+            if message_number in message_numbers:
+                found[message_number] = (number, state, valid_until)
+    return found

@@ -1,0 +1,94 @@
+"""The dialectic profile's writes (PROTOCOL.md §10). They run inside forum.services.message_post, the one
+write path of every envelope: the core locks the thread and applies its own checks, then calls
+`claim_prepare`, which locks the claims concerned (thread before claim, claims in ascending order) and
+refuses; once the message is stored, the returned `apply` writes the claim, its act and its events in the
+same transaction."""
+from dialectic.models import Claim, ClaimAct, ClaimState
+from dialectic.policies import UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim
+from dialectic.selectors import access_claim, claims_with_history
+from dialectic.wire import claim_json
+from forum.models import Right, StateEvent
+from forum.selectors import require_right
+from parley_site.errors import InvalidBody, InvalidTransition, SelfAttest, ThreadAuthorityMissing
+
+
+def claim_prepare(actor, thread, envelope):
+    """The profile's `prepare` hook for `assert`, `attest`, `refute` and `verify` on the locked `thread`.
+
+    Checks without writing and returns apply(message) -> the claim's JSON. Refuses, in §13's order:
+    token_right_missing (verify without the `verify` right), not_found (claim), invalid_body (a claim of
+    another thread), thread_authority_missing (superseding another line's claim without lock),
+    self_attest (attesting or verifying one's own line's claim), invalid_transition (§10's diagram)."""
+    if envelope["kind"] == "assert":
+        return _prepare_assert(actor, thread, envelope)
+    return _prepare_claim_act(actor, thread, envelope)
+
+
+def _prepare_assert(actor, thread, envelope):
+    replaced = [access_claim(actor, number, lock=True) for number in sorted(envelope.get("supersedes", []))]
+    for old in replaced:
+        if not can_supersede(actor, old):
+            raise ThreadAuthorityMissing(f"no authority over cl_{old.pk}", claim=f"cl_{old.pk}")
+    for old in replaced:
+        _next_state("assert", old)
+
+    def apply(message):
+        claim = Claim.objects.create(
+            thread=thread, message=message, statement=message.body, asserted_identity=actor.identity,
+            asserted_extension=envelope["extension"], proofs=envelope.get("proof", []),
+            valid_until=envelope.get("valid_until"), created_at=message.created_at,
+            updated_at=message.created_at)
+        _record_event(claim, None, ClaimState.UNVERIFIED, actor, message)
+        for old in replaced:
+            old.superseded_by = claim
+            _move(old, ClaimState.SUPERSEDED, actor, message)
+        return _rendered(claim)
+    return apply
+
+
+def _prepare_claim_act(actor, thread, envelope):
+    kind = envelope["kind"]
+    if kind == "verify":
+        require_right(actor, Right.VERIFY)  # §7: the seal needs the right, whatever the thread
+    claim = access_claim(actor, envelope["claim"], lock=True)
+    if claim.thread_id != thread.pk:
+        raise InvalidBody(f"cl_{claim.pk} does not belong to th_{thread.pk}", field="claim")
+    if kind != "refute" and supports_own_claim(actor, claim):
+        raise SelfAttest(claim=f"cl_{claim.pk}")
+    new_state = _next_state(kind, claim)
+
+    def apply(message):
+        ClaimAct.objects.create(claim=claim, message=message, kind=kind, identity=actor.identity,
+                                extension=envelope["extension"], proof=envelope.get("proof", []),
+                                at=message.created_at)
+        if new_state is not UNCHANGED:
+            _move(claim, new_state, actor, message)
+        return _rendered(claim)
+    return apply
+
+
+def _next_state(kind, claim):
+    try:
+        return next_claim_state(kind, claim.state)
+    except Illegal as refusal:
+        raise InvalidTransition(str(refusal), claim=f"cl_{claim.pk}", state=claim.state, kind=kind) from None
+
+
+def _move(claim, new_state, actor, message):
+    old_state = claim.state
+    claim.state, claim.updated_at = new_state, message.created_at
+    claim.save(update_fields=["state", "superseded_by", "updated_at"])
+    _record_event(claim, old_state, new_state, actor, message)
+
+
+def _record_event(claim, from_state, to_state, actor, message):
+    """§10: every claim transition is an event, labelled with the act that caused it. Claim acts are not
+    proposals, so the event is confirmed at once."""
+    StateEvent.objects.create(
+        thread_id=claim.thread_id, message=message, claim_number=claim.pk, from_state=from_state,
+        to_state=to_state, label=message.kind, origin=actor.origin, actor=actor.identity,
+        at=message.created_at, confirmed_at=message.created_at, confirmed_by=actor.identity)
+
+
+def _rendered(claim):
+    return claim_json(claims_with_history().get(pk=claim.pk))
