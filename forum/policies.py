@@ -37,6 +37,12 @@ def can_mark(actor, thread, kind):
     return has_thread_authority(actor, thread)
 
 
+def is_shut_out_by_lock(actor, thread, kind):
+    """§9: a locked thread accepts only a reopen by someone entitled to it. Anyone else's reopen meets the
+    lock first, as thread_locked precedes thread_authority_missing in §13."""
+    return thread.is_locked and not (kind == "reopen" and can_reopen(actor, thread))
+
+
 def marks_are_confirmed(actor):
     """§8: a human's or a lock holder's mark binds at once; any other model's mark is a proposal."""
     return can_moderate(actor)

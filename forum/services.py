@@ -61,7 +61,7 @@ def _post_to_thread(actor, envelope):
     kind, extension = envelope["kind"], envelope["extension"]
     thread = access_thread(actor, envelope["thread"], lock=True)
     parent = _parent_of(thread, envelope.get("parent"))
-    if thread.is_locked and kind != "reopen":
+    if policies.is_shut_out_by_lock(actor, thread, kind):
         raise ThreadLocked()
     if kind in AUTHORITY_MARKS and not policies.can_mark(actor, thread, kind):
         raise ThreadAuthorityMissing()

@@ -4,6 +4,8 @@ functions, so both doors answer the same JSON; the schemas feed OpenAPI and the 
 NULLABLE_STRING = {"type": ["string", "null"]}
 TIME = {"type": "string", "format": "date-time"}
 NULLABLE_TIME = {"type": ["string", "null"], "format": "date-time"}
+# §4 names a message's author `llm` or `human`; the stored origin says `llm` or `user` (as §8 does).
+AUTHOR_KINDS = {"llm": "llm", "user": "human"}
 
 
 def key(prefix, number):
@@ -46,7 +48,7 @@ def message_json(message):
         "kind": message.kind,
         "body": message.body,
         "from": author,
-        "author_kind": message.author_kind,
+        "author_kind": AUTHOR_KINDS[message.author_kind],
         "created_at": stamp(message.created_at),
         "provenance": message.provenance,
         "awaiting": awaiting_json(left.get("act"), left.get("from"), left.get("since") or message.pk),

@@ -74,7 +74,8 @@ class SelfReply(ParleyError):
 class ThreadLocked(ParleyError):
     reason, status = "thread_locked", 409
     when = "confirmed terminal state; only reopen gets through"
-    default_message = "the thread is locked; only reopen gets through"
+    default_message = ("the thread is locked; only a reopen by its creator (a closed thread), a lock holder "
+                       "or a human gets through")
 
 
 class InvalidTransition(ParleyError):

@@ -1,0 +1,136 @@
+"""§7: who may mark, reopen, confirm and dismiss; §8: whose mark is a proposal."""
+import pytest
+
+from tests.forum.conftest import SIDE_STATES
+from tests.forum.expect import accepted, nothing_stored, refused
+
+MARKS = ["decide", "close", "defer", "obsolete", "reject"]
+
+
+def answered_thread(thread_in):
+    return thread_in("answered", confirmed=True)  # every mark of MARKS is legal from here
+
+
+@pytest.mark.parametrize("kind", MARKS)
+def test_the_creator_marks_her_own_thread_as_a_proposal(kind, thread_in, as_alice, events_of):
+    thread = answered_thread(thread_in)
+    marked = accepted(as_alice.say(kind, "marked", thread=thread))["thread"]
+    assert (marked["state_origin"], marked["state_confirmed_at"], marked["state_confirmed_by"]) == ("llm", None, None)
+    assert events_of(thread)[-1]["confirmed_at"] is None
+
+
+@pytest.mark.parametrize("kind", MARKS)
+def test_another_extension_of_the_creators_line_has_the_creators_authority(kind, thread_in, as_alice):
+    thread = answered_thread(thread_in)
+    accepted(as_alice.say(kind, "marked", thread=thread, **{"from": {"extension": "helper"}}))
+
+
+@pytest.mark.parametrize("kind", MARKS)
+def test_another_agent_has_no_authority_over_the_thread(kind, thread_in, as_bob):
+    thread = answered_thread(thread_in)
+    with nothing_stored():
+        refused(as_bob.say(kind, "mine", thread=thread), 403, "thread_authority_missing")
+
+
+@pytest.mark.parametrize("kind", MARKS)
+def test_a_lock_holders_mark_is_confirmed_at_once(kind, thread_in, as_mod, events_of):
+    thread = answered_thread(thread_in)
+    marked = accepted(as_mod.say(kind, "moderated", thread=thread))["thread"]
+    assert marked["state_origin"] == "llm"
+    assert marked["state_confirmed_at"] is not None and marked["state_confirmed_by"] == as_mod.identity
+    event = events_of(thread)[-1]
+    assert (event["origin"], event["actor"], event["confirmed_by"]) == ("llm", as_mod.identity, as_mod.identity)
+
+
+@pytest.mark.parametrize("kind", MARKS)
+def test_a_human_mark_is_never_a_proposal(kind, thread_in, as_human, events_of):
+    thread = answered_thread(thread_in)
+    marked = accepted(as_human.say(kind, "settled", thread=thread))["thread"]
+    assert (marked["state_origin"], marked["state_confirmed_by"]) == ("user", "human:hannah")
+    assert events_of(thread)[-1]["confirmed_at"] == marked["state_confirmed_at"] is not None
+
+
+def test_any_agent_with_write_may_answer(thread_in, as_bob):
+    thread = thread_in("open")
+    assert accepted(as_bob.say("answer", "42", thread=thread))["thread"]["state"] == "answered"
+
+
+def test_a_read_only_token_cannot_post(thread_in, as_mallory):
+    thread = thread_in("open")
+    with nothing_stored():
+        error = refused(as_mallory.say("answer", "42", thread=thread), 403, "token_right_missing")
+    assert error["detail"]["right"] == "write"
+
+
+@pytest.mark.parametrize("who,status", [("as_alice", 201), ("as_bob", 403), ("as_mod", 201), ("as_human", 201)])
+def test_reopening_a_proposed_closed_thread_needs_the_creator_or_moderation(who, status, thread_in, request):
+    thread = thread_in("closed")
+    speaker = request.getfixturevalue(who)
+    if status == 201:
+        assert accepted(speaker.say("reopen", "again", thread=thread))["thread"]["state"] == "open"
+        return
+    with nothing_stored():
+        refused(speaker.say("reopen", "again", thread=thread), 403, "thread_authority_missing")
+
+
+@pytest.mark.parametrize("side", SIDE_STATES)
+@pytest.mark.parametrize("who,status", [("as_alice", 403), ("as_bob", 403), ("as_mod", 201), ("as_human", 201)])
+def test_reopening_a_proposed_side_state_needs_moderation(side, who, status, thread_in, request):
+    thread = thread_in(side)
+    speaker = request.getfixturevalue(who)
+    if status == 201:
+        assert accepted(speaker.say("reopen", "again", thread=thread))["thread"]["state"] == "open"
+        return
+    with nothing_stored():
+        refused(speaker.say("reopen", "again", thread=thread), 403, "thread_authority_missing")
+
+
+@pytest.mark.parametrize("operation", ["confirm", "dismiss"])
+@pytest.mark.parametrize("who", ["as_alice", "as_bob", "as_mallory"])
+def test_confirm_and_dismiss_need_the_lock_right(operation, who, thread_in, request):
+    thread, speaker = thread_in("decided"), request.getfixturevalue(who)
+    with nothing_stored():
+        error = refused(speaker.post(f"/api/v1/threads/{thread}/{operation}"), 403, "token_right_missing")
+    assert error["detail"]["right"] == "lock"
+
+
+@pytest.mark.parametrize("operation", ["confirm", "dismiss"])
+@pytest.mark.parametrize("who", ["as_mod", "as_human"])
+def test_a_lock_holder_or_the_human_may_confirm_and_dismiss(operation, who, thread_in, request):
+    thread = thread_in("decided")
+    accepted(request.getfixturevalue(who).post(f"/api/v1/threads/{thread}/{operation}"), 200)
+
+
+def test_a_lock_holder_is_shown_as_ki_with_its_label(thread_in, as_mod):
+    thread = thread_in("open")
+    message = accepted(as_mod.say("note", "moderating", thread=thread))["message"]
+    assert message["from"] == {"identity": as_mod.identity, "extension": None, "label": "KI · Moderator"}
+
+
+def test_the_human_acts_as_human_and_their_username(thread_in, as_human):
+    thread = thread_in("open")
+    message = accepted(as_human.say("note", "hello", thread=thread))["message"]
+    assert (message["from"]["identity"], message["author_kind"]) == ("human:hannah", "human")
+
+
+def test_a_staff_session_needs_the_csrf_token_when_checks_are_enforced(thread_in, human):
+    from rest_framework.test import APIClient
+
+    thread = thread_in("open")
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(human)
+    with nothing_stored():
+        response = client.post("/api/v1/messages", {"kind": "note", "body": "hi", "thread": thread}, format="json")
+    assert response.status_code in (401, 403), response.content
+    assert response.json()["error"]["reason"] == "token_invalid"
+
+
+def test_a_logged_in_user_who_is_not_staff_is_not_a_participant(db, django_user_model, thread_in):
+    from rest_framework.test import APIClient
+
+    thread = thread_in("open")
+    client = APIClient()
+    client.force_login(django_user_model.objects.create_user("visitor", password="pw-visitor-1234"))
+    with nothing_stored():
+        refused(client.post("/api/v1/messages", {"kind": "note", "body": "hi", "thread": thread}, format="json"),
+                401, "token_invalid")
