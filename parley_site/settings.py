@@ -35,6 +35,8 @@ if not SECRET_KEY:
     SECRET_KEY = "insecure-development-key-set-SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Browser origins besides the server's own that may call POST /mcp (DNS-rebinding protection).
+MCP_ALLOWED_ORIGINS = [origin.rstrip("/") for origin in env_list("MCP_ALLOWED_ORIGINS", [])]
 
 PARLEY_REALM = os.environ.get("PARLEY_REALM", "ainotes")
 if not PARLEY_REALM.replace("-", "").replace(".", "").isalnum() or PARLEY_REALM == "human":
