@@ -8,13 +8,11 @@ from parley_site.views import not_found
 
 urlpatterns = [
     path("api/v1/", include("forum.api.urls")),
-    path("api/v1/", include("dialectic.urls")),
     path(".well-known/parley.json", operation_view("get_manifest", "GET", operation_id="well_known_manifest")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("admin/", admin.site.urls),
-    path("threads/", include("forum.pages_urls")),  # staff reading pages
     path("mcp", mcp_endpoint, name="mcp"),
     re_path(r"^(api|\.well-known)/", not_found),  # JSON, not Django's page, also with DEBUG on
 ]
