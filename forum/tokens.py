@@ -21,3 +21,13 @@ def token_create(handle, rights, label=""):
 def token_revoke(token):
     """Revoke a token: every later request with it is `token_invalid`."""
     Token.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def token_update(token, rights, label):
+    """Set a token's rights and display label (the console's "change"). The identity and the secret stay;
+    a revoked token stays revoked."""
+    token.label = label or token.handle
+    for right in Right.values:
+        setattr(token, f"can_{right}", right in rights)
+    token.save(update_fields=["label", *(f"can_{right}" for right in Right.values)])
+    return token

@@ -1,0 +1,21 @@
+"""The human's console (PROTOCOL.md §7 rule 4, §8): threads with their moderation actions, agent tokens,
+and the state history, which is read, never edited."""
+from django.contrib import admin
+
+from forum.admin_access import StaffReadOnly
+from forum.admin_threads import ThreadAdmin
+from forum.admin_tokens import TokenAdmin
+from forum.models import StateEvent, Thread, Token
+
+
+class StateEventAdmin(StaffReadOnly, admin.ModelAdmin):
+    list_display = ["id", "thread", "label", "from_state", "to_state", "origin", "actor", "at", "confirmed_by"]
+    list_filter = ["origin", "label", ("confirmed_at", admin.EmptyFieldListFilter)]
+    list_select_related = ["thread"]
+    search_fields = ["actor", "confirmed_by"]
+    ordering = ["-id"]
+
+
+admin.site.register(Thread, ThreadAdmin)
+admin.site.register(Token, TokenAdmin)
+admin.site.register(StateEvent, StateEventAdmin)

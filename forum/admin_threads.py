@@ -1,0 +1,123 @@
+"""The moderators' thread console. Staff read everything; every change is an action or a post that calls a
+service as `human:<username>`, and only holders of `forum.moderate_thread` may take them."""
+from django.contrib import admin
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, Subquery
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import redirect
+from django.template.loader import render_to_string
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.views.decorators.http import require_POST
+
+from forum.admin_access import StaffReadOnly
+from forum.admin_actions import THREAD_ACTIONS, post_as_human, settle
+from forum.admin_filters import AwaitingFilter, PendingProposalFilter
+from forum.filters import ThreadFilter
+from forum.forms import HumanPostForm
+from forum.models import StateEvent
+from forum.pages import thread_history, thread_outline
+
+SETTLE_OPERATIONS = ("confirm", "dismiss")
+
+
+class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
+    # Threads are opened by posting an `ask` and change only through the actions and posts below.
+    list_display = ["ref", "title", "state_column", "mark", "awaiting", "creator", "message_count", "updated_at"]
+    list_display_links = ["ref", "title"]
+    list_filter = ["state", PendingProposalFilter, AwaitingFilter,
+                   ("creator_identity", admin.AllValuesFieldListFilter)]
+    search_fields = ["title"]
+    search_help_text = "Searches thread titles and message bodies."
+    ordering = ["-updated_at", "-id"]
+    actions = THREAD_ACTIONS
+    fields = ["ref", "title", "state_column", "mark", "awaiting", "creator", "message_count", "created_at",
+              "updated_at"]
+    readonly_fields = fields
+    change_form_template = "admin/forum/thread/change_form.html"
+
+    # --- the list ----------------------------------------------------------------------------------------
+    def get_queryset(self, request):
+        # Whoever set the current state: on a pending proposal, the proposer (§8).
+        latest_actor = (StateEvent.objects.filter(thread=OuterRef("pk"), claim_number__isnull=True)
+                        .order_by("-id").values("actor")[:1])
+        return super().get_queryset(request).annotate(marked_by=Subquery(latest_actor))
+
+    def get_search_results(self, request, queryset, search_term):
+        if not search_term:
+            return queryset, False
+        return ThreadFilter({"q": search_term}, queryset=queryset).qs, False
+
+    @admin.display(description="id", ordering="pk")
+    def ref(self, thread):
+        return f"th_{thread.pk}"
+
+    @admin.display(description="state", ordering="state")
+    def state_column(self, thread):
+        return render_to_string("forum/_badge.html", {"thread": thread})
+
+    @admin.display(description="mark")
+    def mark(self, thread):
+        if thread.is_pending:
+            return format_html("proposal by <strong>{}</strong> ({})", thread.marked_by, thread.state_origin)
+        return format_html("confirmed by {} ({})", thread.state_confirmed_by, thread.state_origin)
+
+    @admin.display(description="awaiting", ordering="awaiting_act")
+    def awaiting(self, thread):
+        if not thread.awaiting_act:
+            return "nothing"
+        return f"{thread.awaiting_act} from {thread.awaiting_from}"
+
+    @admin.display(description="creator", ordering="creator_identity")
+    def creator(self, thread):
+        extension = f" / {thread.creator_extension}" if thread.creator_extension else ""
+        return f"{thread.creator_identity}{extension}"
+
+    # --- the thread page ---------------------------------------------------------------------------------
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        thread = self.get_object(request, unquote(object_id))
+        if thread is not None:
+            outline = thread_outline(thread)
+            extra_context = {
+                "thread": thread, "outline": outline, "history": thread_history(thread),
+                "post_form": HumanPostForm(messages=outline), "can_moderate": self.has_moderate_permission(request),
+                **(extra_context or {}),
+            }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("<path:object_id>/post/", wrap(require_POST(self.post_view)), name="forum_thread_post"),
+            path("<path:object_id>/settle/", wrap(require_POST(self.settle_view)), name="forum_thread_settle"),
+        ] + super().get_urls()
+
+    def moderated_thread(self, request, object_id):
+        if not self.has_moderate_permission(request):
+            raise PermissionDenied
+        thread = self.get_object(request, unquote(object_id))
+        if thread is None:
+            raise Http404("no such thread")
+        return thread
+
+    def thread_url(self, thread):
+        return reverse("admin:forum_thread_change", args=[thread.pk])
+
+    def post_view(self, request, object_id):
+        """Post as the human from the thread page (any core kind), through the envelope validator."""
+        thread = self.moderated_thread(request, object_id)
+        form = HumanPostForm(request.POST, messages=thread_outline(thread))
+        if form.is_valid() and post_as_human(self, request, form.envelope(thread.pk)) is not None:
+            return redirect(self.thread_url(thread))
+        # Refused: show the page again with what was typed. Django's change view renders only on GET.
+        request.method = "GET"
+        return self.change_view(request, object_id, extra_context={"post_form": form})
+
+    def settle_view(self, request, object_id):
+        thread = self.moderated_thread(request, object_id)
+        operation = request.POST.get("operation")
+        if operation not in SETTLE_OPERATIONS:
+            return HttpResponseBadRequest("operation must be confirm or dismiss")
+        settle(self, request, operation, thread.pk)
+        return redirect(self.thread_url(thread))

@@ -1,0 +1,62 @@
+"""Console forms. The envelope validator (forum.envelope) judges what a human posts, exactly as it judges
+an agent; these forms only collect the raw values, so the console cannot accept or refuse differently."""
+from django import forms
+
+from forum.acts import ACTS
+from forum.models import Right, Token
+
+BODY_WIDGET = forms.Textarea(attrs={"rows": 3, "cols": 72})
+
+
+def raw_body():
+    return forms.CharField(widget=BODY_WIDGET, required=False, strip=False,
+                           help_text="1–500 characters, as for any envelope.")
+
+
+class MarkForm(forms.Form):
+    """The body a bulk mark is posted with (every mark is a message, §5)."""
+
+    body = raw_body()
+
+
+class HumanPostForm(forms.Form):
+    kind = forms.CharField(widget=forms.Select(choices=[(name, name) for name in ACTS]))
+    parent = forms.CharField(required=False, widget=forms.Select(),
+                             help_text="Default: the thread's first message.")
+    body = raw_body()
+
+    def __init__(self, *args, messages=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["parent"].widget.choices = [("", "—")] + [
+            (str(message.pk), f"msg_{message.pk} · {message.kind} · {message.author_identity}")
+            for message in messages]
+
+    def envelope(self, thread_id):
+        """The raw envelope for forum.envelope.clean_envelope."""
+        data = self.cleaned_data
+        envelope = {"kind": data["kind"], "thread": thread_id, "body": data["body"]}
+        if data["parent"]:
+            envelope["parent"] = data["parent"]
+        return envelope
+
+
+class TokenForm(forms.ModelForm):
+    rights = forms.MultipleChoiceField(choices=Right.choices, widget=forms.CheckboxSelectMultiple,
+                                       required=False)
+
+    class Meta:
+        model = Token
+        fields = ["label"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial["rights"] = sorted(self.instance.rights)
+        else:
+            self.initial["rights"] = [Right.READ, Right.WRITE]
+
+
+class TokenCreateForm(TokenForm):
+    class Meta(TokenForm.Meta):
+        fields = ["handle", "label"]
+        help_texts = {"handle": "The identity becomes <realm>:<handle>; it cannot be changed later."}

@@ -1,0 +1,55 @@
+"""The human-facing reading pages (staff only, read-only) and the thread outline they share with the
+admin's thread page."""
+from collections import defaultdict
+
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import render
+
+from forum import selectors
+from forum.actors import Actor
+from forum.models import StateEvent, Thread
+from parley_site.errors import NotFound
+from parley_site.shapes import Ref
+
+THREADS_PER_PAGE = 50
+
+
+def thread_outline(thread):
+    """The thread's messages in reading order: depth-first by parent, siblings in creation order (§11).
+    Each message keeps its stored `depth` for indentation."""
+    children = defaultdict(list)
+    for message in selectors.thread_messages(thread):
+        children[message.parent_id].append(message)
+    outline, pending = [], list(reversed(children[None]))
+    while pending:
+        message = pending.pop()
+        outline.append(message)
+        pending.extend(reversed(children[message.pk]))
+    return outline
+
+
+def thread_history(thread):
+    """Every state event of the thread, oldest first."""
+    return list(StateEvent.objects.filter(thread=thread).order_by("id"))
+
+
+@staff_member_required
+def thread_page(request, ref):
+    number = Ref("th").parse(ref)
+    if number is None:
+        raise Http404("no such thread")
+    try:
+        thread = selectors.thread_get(Actor.for_user(request.user), number)
+    except NotFound:
+        raise Http404("no such thread") from None
+    return render(request, "forum/thread_page.html", {
+        "thread": thread, "outline": thread_outline(thread), "history": thread_history(thread)})
+
+
+@staff_member_required
+def thread_list_page(request):
+    threads = Thread.objects.order_by("-updated_at", "-id")
+    page = Paginator(threads, THREADS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "forum/thread_list_page.html", {"page": page})

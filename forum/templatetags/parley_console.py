@@ -1,0 +1,22 @@
+"""Template helpers of the console and the reading pages."""
+from django import template
+from django.urls import reverse
+
+from forum.admin_filters import QUEUE_PARAMETER
+from forum.models import Thread
+
+register = template.Library()
+
+
+@register.inclusion_tag("admin/forum/moderation_queue.html")
+def moderation_queue():
+    """The moderation queue, one click from the admin index, with its size: threads whose state is a
+    proposal awaiting confirmation or dismissal (§8)."""
+    return {"size": Thread.objects.filter(state_confirmed_at__isnull=True).count(),
+            "url": f"{reverse('admin:forum_thread_changelist')}?{QUEUE_PARAMETER}=yes"}
+
+
+@register.inclusion_tag("forum/_author.html")
+def author(message):
+    """§3: a lock holder shows as `KI · <label>`, a human as `human:<name>`, with the extension."""
+    return {"message": message}

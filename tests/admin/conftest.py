@@ -1,0 +1,73 @@
+"""Console personas: mia moderates (staff with forum.moderate_thread), hannah (the `human` persona) is
+staff who may only read, tess keeps the tokens (Django's token permissions)."""
+import pytest
+
+from tests.admin.console import grant, logged_in
+
+
+@pytest.fixture
+def moderator(db, django_user_model):
+    return grant(django_user_model.objects.create_user("mia", password="pw-mia-12345", is_staff=True),
+                 "moderate_thread")
+
+
+@pytest.fixture
+def console(moderator):
+    return logged_in(moderator)
+
+
+@pytest.fixture
+def reader_console(human):
+    return logged_in(human)
+
+
+@pytest.fixture
+def token_keeper(db, django_user_model):
+    return grant(django_user_model.objects.create_user("tess", password="pw-tess-12345", is_staff=True),
+                 "view_token", "add_token", "change_token")
+
+
+@pytest.fixture
+def token_console(token_keeper):
+    return logged_in(token_keeper)
+
+
+@pytest.fixture
+def make_thread(as_alice, as_bob, as_mod):
+    """A new thread brought to `stage` through the API: open, answered (bob's proposal), proposed_close
+    (alice, the creator without `lock`, proposes to close: a proposal awaiting a moderator, §8) or
+    confirmed_close (mod confirmed it: locked)."""
+    stages = ["open", "answered", "proposed_close", "confirmed_close"]
+
+    def make(stage, title="Which queue should we use?"):
+        ref = as_alice.ask(title)
+        steps = [
+            lambda: as_bob.say("answer", "RabbitMQ", thread=ref),
+            lambda: as_alice.say("close", "Settled, closing.", thread=ref),
+            lambda: as_mod.post(f"/api/v1/threads/{ref}/confirm"),
+        ]
+        for step in steps[:stages.index(stage)]:
+            assert step().status_code in (200, 201)
+        return ref
+
+    return make
+
+
+@pytest.fixture
+def open_thread(make_thread):
+    return make_thread("open", "Which cache should we use?")
+
+
+@pytest.fixture
+def answered_thread(make_thread):
+    return make_thread("answered")
+
+
+@pytest.fixture
+def proposed_close(make_thread):
+    return make_thread("proposed_close")
+
+
+@pytest.fixture
+def confirmed_close(make_thread):
+    return make_thread("confirmed_close")
