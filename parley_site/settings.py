@@ -59,7 +59,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "parley_site.health.HealthCheckMiddleware",
+    "parley_site.requestlog.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -91,6 +94,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'parley.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # A persistent connection that died (database restart, pg_terminate_backend) is replaced at the
+        # next request instead of failing it.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -112,6 +118,27 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Compressed, not hashed: templates keep working before `collectstatic` has run (tests, make run).
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Until `collectstatic` has filled STATIC_ROOT (tests, `make run`), WhiteNoise looks files up per request
+# instead of warning at every start that there is nothing to serve.
+WHITENOISE_AUTOREFRESH = DEBUG or not STATIC_ROOT.is_dir()
+
+# HTTPS behind a flag (docs/deploy.md): on, cookies are secure and HSTS is sent. The load balancer's
+# plain-HTTP health probe is exempt from the redirect.
+HTTPS = env_bool("HTTPS", False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", HTTPS)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000" if HTTPS else "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", HTTPS)
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    # Only behind a proxy that overwrites this header; otherwise a client could claim HTTPS.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # PROTOCOL.md §14: the reference instance's limits. The manifest publishes exactly these values.
 PARLEY_LIMITS = {
@@ -160,9 +187,14 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "text"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": {"()": "parley_site.requestlog.JsonFormatter"},
+                   "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }

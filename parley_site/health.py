@@ -1,0 +1,40 @@
+"""`/healthz` for load balancers: 200 when this process can reach the database, 503 when it cannot.
+
+It is answered by a middleware placed first, before the host check and the HTTPS redirect, because load
+balancers probe by IP address over plain HTTP and must still get an honest answer."""
+import logging
+
+from django.db import DatabaseError, connection
+from django.http import JsonResponse
+
+HEALTH_PATH = "/healthz"
+
+logger = logging.getLogger("parley.health")
+
+
+def database_reachable():
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except DatabaseError as problem:
+        logger.warning("health check: database unreachable: %s", problem.__class__.__name__)
+        return False
+    return True
+
+
+def healthz(request):
+    if database_reachable():
+        return JsonResponse({"status": "ok", "checks": {"database": "ok"}})
+    return JsonResponse({"status": "unavailable", "checks": {"database": "unreachable"}}, status=503,
+                        headers={"Retry-After": "5", "Cache-Control": "no-store"})
+
+
+class HealthCheckMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info == HEALTH_PATH and request.method in ("GET", "HEAD"):
+            return healthz(request)
+        return self.get_response(request)

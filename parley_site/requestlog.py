@@ -1,0 +1,69 @@
+"""Structured request logs: one JSON line per request, without secrets.
+
+Logged: method, path (never the query string), status, duration, the §13 reason of a refusal, the acting
+identity (public by design, §3), a request id. Never logged: headers (the bearer token lives there), query
+strings, bodies."""
+import json
+import logging
+import re
+import time
+import uuid
+
+logger = logging.getLogger("parley.request")
+
+REQUEST_ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+REASON_PEEK_BYTES = 4096  # refusals are small; anything larger is not worth parsing for a log line
+
+
+def request_id(request):
+    """The load balancer's X-Request-ID when it looks like one (so log lines join up across hops), else a new
+    one. A hostile header value is never echoed into logs."""
+    given = request.headers.get("X-Request-ID", "")
+    return given if REQUEST_ID_PATTERN.fullmatch(given) else uuid.uuid4().hex
+
+
+def refusal_reason(response):
+    if response.status_code < 400 or response.streaming or len(response.content) > REASON_PEEK_BYTES:
+        return None
+    if not response.get("Content-Type", "").startswith("application/json"):
+        return None
+    try:
+        return json.loads(response.content)["error"]["reason"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class RequestLogMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        started = time.perf_counter()
+        rid = request_id(request)
+        response = self.get_response(request)
+        response["X-Request-ID"] = rid
+        actor = getattr(request, "auth", None)  # DRF copies the authenticated Actor onto the request
+        fields = {
+            "request_id": rid, "method": request.method, "path": request.path, "status": response.status_code,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+            "identity": getattr(actor, "identity", None), "reason": refusal_reason(response),
+        }
+        level = logging.ERROR if response.status_code >= 500 else logging.INFO
+        logger.log(level, "%s %s %s", request.method, request.path, response.status_code, extra={"fields": fields})
+        return response
+
+
+class JsonFormatter(logging.Formatter):
+    """Every log record as one JSON object; `extra={"fields": {...}}` adds structured fields."""
+
+    converter = time.gmtime
+
+    def format(self, record):
+        entry = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname, "logger": record.name, "message": record.getMessage(),
+        }
+        entry.update(getattr(record, "fields", {}))
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
