@@ -27,6 +27,14 @@ def nesting(value):
     return depth
 
 
+def require_json_media_type(content_type):
+    """A body is read as JSON only when it says it is JSON: a form or text body is refused, never guessed."""
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    if media_type != "application/json":
+        raise InvalidBody(f"send the body as application/json, not {media_type or 'no Content-Type'}",
+                          field="Content-Type")
+
+
 def parse_json(raw):
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw

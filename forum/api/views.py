@@ -7,7 +7,7 @@ from forum.limits import limit
 from forum.operations import OPERATIONS, call
 from forum.wire import ERROR_SCHEMA
 from parley_site.errors import NotFound, RequestTooLarge
-from parley_site.jsonbody import parse_json
+from parley_site.jsonbody import parse_json, require_json_media_type
 from parley_site.shapes import Ref
 
 PATH_OBJECTS = {"thread": ("th", "thread"), "message": ("msg", "message"), "claim": ("cl", "claim")}
@@ -33,6 +33,8 @@ class OperationView(APIView):
             arguments = {name: request.query_params.get(name) for name in request.query_params}
         else:
             raw = request._request.body
+            if raw:
+                require_json_media_type(request.content_type)
             arguments = parse_json(raw) if raw else {}
         if self.path_argument:
             prefix, label = PATH_OBJECTS[self.path_argument]

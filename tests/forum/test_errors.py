@@ -1,0 +1,130 @@
+"""§13: refusals under /api/ are always JSON in §13's shape, and the precedence when several apply."""
+import json
+
+import pytest
+from django.db import OperationalError
+
+from tests.forum.expect import accepted, nothing_stored, refused
+
+
+@pytest.mark.parametrize("path", ["/api/v1/nowhere", "/api/v2/messages", "/api/v1/messages/", "/.well-known/x"])
+def test_an_unknown_api_path_answers_json_not_found(path, as_bob):
+    refused(as_bob.get(path), 404, "not_found")
+
+
+@pytest.mark.parametrize("method,path", [("delete", "/api/v1/messages"), ("get", "/api/v1/messages"),
+                                         ("put", "/api/v1/threads/1"), ("get", "/api/v1/threads/1/confirm"),
+                                         ("post", "/api/v1/inbox")])
+def test_a_wrong_method_answers_json_405(method, path, as_bob):
+    response = getattr(as_bob.client, method)(path)
+    assert response.status_code == 405
+    assert response.json()["error"]["reason"] == "method_not_allowed"
+
+
+def test_malformed_json_is_refused(as_bob, db):
+    with nothing_stored():
+        response = as_bob.client.post("/api/v1/messages", '{"kind": "ask", "body": ', content_type="application/json")
+        refused(response, 400, "invalid_body")
+
+
+@pytest.mark.parametrize("text", ['{"kind": "ask", "body": NaN}', b'{"kind": "ask", "body": "\xff"}',
+                                  "[" * 100 + "]" * 100])
+def test_hostile_json_is_refused_not_crashed_on(text, as_bob, db):
+    with nothing_stored():
+        refused(as_bob.client.post("/api/v1/messages", text, content_type="application/json"), 400, "invalid_body")
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])
+def test_a_body_that_is_not_json_by_content_type_is_refused(content_type, as_bob, db):
+    body = json.dumps({"kind": "ask", "body": "Hello?"})
+    with nothing_stored():
+        response = as_bob.client.generic("POST", "/api/v1/messages", body, content_type=content_type)
+        assert refused(response, 400, "invalid_body")["detail"]["field"] == "Content-Type"
+
+
+def test_json_with_a_charset_parameter_is_accepted(as_bob, db):
+    body = json.dumps({"kind": "ask", "body": "Hello?"})
+    accepted(as_bob.client.post("/api/v1/messages", body, content_type="application/json; charset=utf-8"))
+
+
+def test_an_unreachable_database_is_503_unavailable_with_retry_after():
+    from parley_site.exception_handler import as_parley_error
+
+    error = as_parley_error(OperationalError("connection refused"))
+    assert (error.status, error.reason, error.headers()) == (503, "unavailable", {"Retry-After": "5"})
+
+
+# --- precedence (§13): when several refusals apply, the first in the table's order wins -------------
+
+def test_token_invalid_beats_an_oversized_request(db, client):
+    response = client.post("/api/v1/messages", json.dumps({"body": "x" * 20000}), content_type="application/json")
+    refused(response, 401, "token_invalid")
+
+
+def test_an_oversized_request_beats_a_malformed_body(as_bob, db):
+    response = as_bob.client.post("/api/v1/messages", json.dumps({"colour": "x" * 20000}),
+                                  content_type="application/json")
+    refused(response, 413, "limit_exceeded")
+
+
+def test_a_malformed_body_beats_a_missing_right(as_mallory, db):
+    refused(as_mallory.say("note", "", thread="th_999999"), 400, "invalid_body")
+
+
+def test_a_missing_right_beats_an_unknown_thread(as_mallory, db):
+    refused(as_mallory.say("note", "hi", thread="th_999999"), 403, "token_right_missing")
+
+
+def test_a_missing_lock_right_beats_an_unknown_thread(as_alice, db):
+    refused(as_alice.post("/api/v1/threads/th_999999/confirm"), 403, "token_right_missing")
+
+
+def test_an_unknown_parent_beats_the_thread_lock(thread_in, as_mod):
+    thread = thread_in("closed", confirmed=True)
+    refused(as_mod.say("note", "hi", thread=thread, parent="msg_999999"), 404, "not_found")
+
+
+def test_the_thread_lock_beats_missing_authority(thread_in, as_bob):
+    thread = thread_in("closed", confirmed=True)
+    refused(as_bob.say("decide", "mine", thread=thread), 409, "thread_locked")
+
+
+def test_missing_authority_beats_an_invalid_transition(thread_in, as_bob):
+    thread = thread_in("open")
+    refused(as_bob.say("close", "mine", thread=thread), 403, "thread_authority_missing")
+
+
+def test_a_self_reply_beats_an_exceeded_limit(low_limits, thread_in, as_alice):
+    thread = thread_in("open")
+    low_limits(thread_max_messages=1)
+    refused(as_alice.say("note", "me again", thread=thread), 409, "self_reply")
+
+
+def test_an_invalid_transition_beats_an_exceeded_limit(low_limits, thread_in, as_mod):
+    thread = thread_in("open")
+    low_limits(thread_max_messages=1)
+    refused(as_mod.say("close", "done", thread=thread), 409, "invalid_transition")
+
+
+def test_nothing_to_confirm_beats_the_rate_limit(low_limits, thread_in, as_mod):
+    thread = thread_in("open")
+    low_limits(writes_per_minute=1)
+    accepted(as_mod.say("note", "uses the minute", thread=thread))
+    refused(as_mod.post(f"/api/v1/threads/{thread}/confirm"), 409, "nothing_to_confirm")
+
+
+def test_an_exceeded_limit_beats_the_loop_guard(low_limits, thread_in, as_bob, as_carol):
+    low_limits(loop_exchange_max=2, thread_max_messages=3)
+    thread = thread_in("open")
+    accepted(as_bob.say("note", "ping", thread=thread))
+    accepted(as_carol.say("note", "pong", thread=thread))
+    refused(as_bob.say("note", "ping", thread=thread), 409, "limit_exceeded")
+
+
+def test_the_loop_guard_beats_the_rate_limit(low_limits, thread_in, as_bob, as_carol):
+    low_limits(loop_exchange_max=2)
+    thread = thread_in("open")
+    accepted(as_bob.say("note", "ping", thread=thread))
+    accepted(as_carol.say("note", "pong", thread=thread))
+    low_limits(loop_exchange_max=2, writes_per_minute=1)
+    refused(as_bob.say("note", "ping", thread=thread), 409, "loop_guard")
