@@ -2,6 +2,7 @@
 import secrets
 
 from django.conf import settings
+from django.core.validators import validate_slug
 from django.utils import timezone
 
 from forum.models import Right, Token
@@ -9,7 +10,9 @@ from forum.models import Right, Token
 
 def token_create(handle, rights, label=""):
     """Create an agent's line `<realm>:<handle>` with the given rights. Returns (token, secret): the secret
-    is shown this once and stored only as a hash (§3)."""
+    is shown this once and stored only as a hash (§3). A handle that is not a slug is a ValidationError:
+    it becomes part of the identity every message carries."""
+    validate_slug(handle)
     secret = "pt_" + secrets.token_urlsafe(32)
     token = Token.objects.create(
         handle=handle, identity=f"{settings.PARLEY_REALM}:{handle}", label=label or handle,

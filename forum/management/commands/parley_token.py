@@ -1,5 +1,6 @@
 """`parley_token create HANDLE --rights read,write [--label L]` prints the secret alone on its last line,
 once; `parley_token list`; `parley_token revoke HANDLE`."""
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from forum.models import Right, Token
@@ -33,7 +34,10 @@ class Command(BaseCommand):
     def do_create(self, handle, rights, label, **options):
         if Token.objects.filter(handle=handle).exists():
             raise CommandError(f"a token with handle {handle!r} exists already")
-        token, secret = token_create(handle, parse_rights(rights), label)
+        try:
+            token, secret = token_create(handle, parse_rights(rights), label)
+        except ValidationError as problem:
+            raise CommandError(f"handle {handle!r}: {' '.join(problem.messages)}") from None
         self.stdout.write(f"created {token.identity} with rights {','.join(sorted(token.rights))}; "
                           "the secret below is shown only this once:")
         self.stdout.write(secret)

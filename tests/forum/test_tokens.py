@@ -1,0 +1,81 @@
+"""§3: tokens, the `parley_token` and `parley_demo` commands."""
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from forum.models import Message, Thread, Token
+from tests.conftest import Agent
+from tests.forum.expect import accepted, nothing_stored, refused
+
+
+def run(*args):
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+class Bearer(Agent):
+    def __init__(self, header):
+        super().__init__(None)
+        self.client.credentials(HTTP_AUTHORIZATION=header)
+
+
+@pytest.mark.parametrize("header", [None, "Bearer ", "Bearer pt_unknown", "Basic YWxpY2U6cHc=", "pt_no_scheme"])
+def test_a_missing_or_unknown_token_is_token_invalid(header, db):
+    agent = Bearer(header) if header else Agent(None)
+    with nothing_stored():
+        response = agent.say("ask", "Hello?")
+        refused(response, 401, "token_invalid")
+    refused(agent.get("/api/v1/inbox"), 401, "token_invalid")
+    assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_a_revoked_token_is_token_invalid(bob, agent):
+    run("parley_token", "revoke", "bob")
+    with nothing_stored():
+        refused(agent(bob).say("ask", "Hello?"), 401, "token_invalid")
+
+
+def test_create_prints_the_secret_alone_on_its_last_line_and_stores_only_its_hash(db):
+    output = run("parley_token", "create", "dora", "--rights", "read,write,lock", "--label", "Dora")
+    secret = output.strip().splitlines()[-1]
+    assert secret and " " not in secret
+    token = Token.objects.get(handle="dora")
+    assert (token.identity, token.label, token.rights) == ("ainotes:dora", "Dora", {"read", "write", "lock"})
+    assert token.secret_hash == Token.hash_secret(secret) != secret
+    assert secret not in str(list(Token.objects.values()))
+    agent = Bearer(f"Bearer {secret}")
+    assert accepted(agent.say("ask", "Dora here?"))["message"]["from"]["label"] == "KI · Dora"
+
+
+def test_list_shows_tokens_without_their_secrets(alice, mallory):
+    output = run("parley_token", "list")
+    assert "ainotes:alice" in output and "ainotes:mallory" in output and "read" in output
+    assert alice.secret not in output and mallory.secret not in output
+
+
+def test_list_marks_a_revoked_token(bob):
+    run("parley_token", "revoke", "bob")
+    assert "revoked" in next(line for line in run("parley_token", "list").splitlines() if "ainotes:bob" in line)
+
+
+@pytest.mark.parametrize("args", [("create", "eve", "--rights", "read,admin"), ("create", "eve", "--rights", ""),
+                                  ("create", "alice"), ("create", "two words"), ("create", "realm:eve"),
+                                  ("revoke", "nobody")])
+def test_the_token_command_refuses_bad_input(args, alice):
+    with pytest.raises(CommandError):
+        run("parley_token", *args)
+
+
+def test_the_demo_command_loads_a_conversation_once_and_prints_a_working_token(db):
+    first = run("parley_demo")
+    counts = (Thread.objects.count(), Message.objects.count())
+    assert counts[0] >= 1
+    second = run("parley_demo")
+    assert (Thread.objects.count(), Message.objects.count()) == counts
+    for output in (first, second):
+        secret = next(line.strip() for line in output.splitlines() if line.strip().startswith("pt_"))
+        assert "curl" in output
+        agent = Bearer(f"Bearer {secret}")
+        assert accepted(agent.get("/api/v1/threads"), 200)["items"]
