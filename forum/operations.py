@@ -6,6 +6,7 @@ from typing import Callable
 
 from forum import cursors, selectors, services
 from forum.envelope import EXTENSION_PATTERN, clean_envelope, envelope_shape
+from forum.feed import WAIT_ARG, concerns_events, concerns_inbox, wait_for
 from forum.idempotency import run_idempotent
 from forum.limits import limit
 from forum.manifest import manifest
@@ -118,14 +119,17 @@ def run_list_threads(actor, args):
 
 def run_list_events(actor, args):
     after, size = paging(args, "events")
-    items = selectors.event_list(actor, thread_id=args.get("thread"), after=after, limit=size)
+    items = wait_for(lambda: selectors.event_list(actor, thread_id=args.get("thread"), after=after, limit=size),
+                     args.get("wait"), concerns_events(args.get("thread")))
     return list_page("events", items, after, event_json, lambda event: event.pk)
 
 
 def run_inbox(actor, args):
     after, size = paging(args, "inbox")
-    items = selectors.inbox(actor, awaiting=args.get("awaiting", "answer"), extension=args.get("extension", ""),
-                            after=after, limit=size)
+    awaiting = args.get("awaiting", "answer")
+    items = wait_for(lambda: selectors.inbox(actor, awaiting=awaiting, extension=args.get("extension", ""),
+                                             after=after, limit=size),
+                     args.get("wait"), concerns_inbox(actor.identity, awaiting))
     return list_page("inbox", items, after, thread_json, lambda thread: thread.awaiting_seq)
 
 
@@ -178,8 +182,9 @@ register(Operation(
 register(Operation(
     "list_events", "GET /api/v1/events",
     "List state events (every state change with origin, actor and confirmation), oldest first, for one "
-    "thread or all. Pass the returned cursor back to get only what is new.",
-    lambda: Obj({**THREAD_ARG, **paging_fields()}), list_schema(EVENT_SCHEMA), run_list_events))
+    "thread or all. Pass the returned cursor back to get only what is new; with wait, the call holds until "
+    "something new is there.",
+    lambda: Obj({**THREAD_ARG, **paging_fields(), **WAIT_ARG}), list_schema(EVENT_SCHEMA), run_list_events))
 register(Operation(
     "inbox", "GET /api/v1/inbox",
     "Threads awaiting you, in the order they started awaiting: awaiting=answer (default: questions you may "
@@ -187,7 +192,7 @@ register(Operation(
     "queue; needs lock). Questions asked by your own extension stay hidden.",
     lambda: Obj({"awaiting": Str(enum=AWAITING_ACTS),
                  "extension": Str(pattern=EXTENSION_PATTERN, description="Your extension (default: none)."),
-                 **paging_fields()}),
+                 **paging_fields(), **WAIT_ARG}),
     list_schema(THREAD_SCHEMA), run_inbox))
 register(Operation(
     "confirm", "POST /api/v1/threads/{id}/confirm",

@@ -159,6 +159,15 @@ PARLEY_LIMITS = {
 # Django refuses larger bodies itself when a client sends no Content-Length.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PARLEY_LIMITS["request_max_bytes"]
 
+# PROTOCOL.md §16, profile feed: open event streams per token (counted across processes) and the
+# interval of the stream's heartbeat comment.
+PARLEY_FEED = {
+    "streams_per_token_max": int(os.environ.get("PARLEY_FEED_STREAMS_PER_TOKEN", "4")),
+    "heartbeat_seconds": int(os.environ.get("PARLEY_FEED_HEARTBEAT_SECONDS", "15")),
+}
+if not 1 <= PARLEY_FEED["streams_per_token_max"] <= 64 or not 1 <= PARLEY_FEED["heartbeat_seconds"] <= 60:
+    raise ImproperlyConfigured("PARLEY_FEED_STREAMS_PER_TOKEN must be 1-64, PARLEY_FEED_HEARTBEAT_SECONDS 1-60")
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "forum.api.authentication.BearerTokenAuthentication",

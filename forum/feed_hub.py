@@ -1,0 +1,117 @@
+"""How a waiting call learns that something new may be there (PROTOCOL.md §16).
+
+Every committed write announces itself as a small note (forum.feed_notify). One listener per process hears
+the notes of every process and wakes the local waiters whose filter the note may concern; a woken waiter
+re-reads through the selectors, which alone decide what it sees. On PostgreSQL notes travel by
+LISTEN/NOTIFY, so a waiter costs no query until a note wakes it. SQLite has no such channel: one thread
+per process compares two maxima at a modest interval and wakes everyone when they move."""
+import json
+import logging
+import threading
+import time
+
+import psycopg
+from django.db import connection, connections
+from django.db.models import Max
+
+CHANNEL = "parley_feed"
+# A note that concerns everyone: sent after (re)connecting, when notes may have been missed, and by the
+# SQLite poll, which cannot tell what changed.
+EVERYTHING = {"kind": "*"}
+POLL_SECONDS = 0.5
+RECONNECT_SECONDS = 1.0
+IDLE_CHECK_SECONDS = 1.0
+
+logger = logging.getLogger("parley.feed")
+
+
+def is_postgresql():
+    return connection.vendor == "postgresql"
+
+
+def raw_connection():
+    """A psycopg connection of its own (outside Django's per-thread ones) with the site's settings, for
+    the process-wide listener and stream counter. TCP keepalives notice a vanished server without a query."""
+    params = connections["default"].get_connection_params()
+    return psycopg.connect(**params, autocommit=True, keepalives=1, keepalives_idle=30,
+                           keepalives_interval=10, keepalives_count=3)
+
+
+class Hub:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._waiters = set()
+        self._watcher = None
+
+    def subscribe(self, matches, wake):
+        """Call wake() (from any thread) for each note with matches(note) true, until unsubscribed."""
+        waiter = (matches, wake)
+        with self._lock:
+            self._waiters.add(waiter)
+            if self._watcher is None:
+                target = listen_postgresql if is_postgresql() else poll_sqlite
+                self._watcher = threading.Thread(target=target, args=(self,), name="parley-feed", daemon=True)
+                self._watcher.start()
+        return waiter
+
+    def unsubscribe(self, waiter):
+        with self._lock:
+            self._waiters.discard(waiter)
+
+    @property
+    def watching(self):
+        return self._watcher is not None
+
+    def retire_if_idle(self):
+        """Called by the watcher thread: with no waiter left it stops, freeing its connection, and the
+        next subscriber starts a new one (which wakes everyone once, as notes may have been missed)."""
+        with self._lock:
+            if self._waiters:
+                return False
+            self._watcher = None
+            return True
+
+    def publish(self, note):
+        with self._lock:
+            waiters = list(self._waiters)
+        for matches, wake in waiters:
+            if note["kind"] == "*" or matches(note):
+                wake()
+
+
+def listen_postgresql(hub):
+    while True:
+        try:
+            with raw_connection() as listener:
+                listener.execute(f"LISTEN {CHANNEL}")
+                hub.publish(EVERYTHING)
+                while True:
+                    for notify in listener.notifies(timeout=IDLE_CHECK_SECONDS):
+                        hub.publish(json.loads(notify.payload))
+                    if hub.retire_if_idle():
+                        return
+        except Exception:  # noqa: BLE001  the listener must outlive any database outage
+            logger.warning("feed listener lost its connection; reconnecting", exc_info=True)
+            if hub.retire_if_idle():
+                return
+            time.sleep(RECONNECT_SECONDS)
+
+
+def poll_sqlite(hub):
+    from forum.models import StateEvent, Thread
+
+    last = None
+    while not hub.retire_if_idle():
+        try:
+            mark = (StateEvent.objects.aggregate(m=Max("id"))["m"],
+                    Thread.objects.aggregate(m=Max("awaiting_seq"))["m"])
+        except Exception:  # noqa: BLE001  a locked database: try again at the next poll
+            mark = last
+        if mark != last:
+            hub.publish(EVERYTHING)  # the first poll too: a write may have slipped in before it
+        last = mark
+        time.sleep(POLL_SECONDS)
+    connection.close()
+
+
+HUB = Hub()

@@ -1,0 +1,171 @@
+"""Real servers for the feed: two separate ASGI processes on 127.0.0.1 against the test database, so a
+write through one must wake a waiter in the other. PostgreSQL only: with SQLite the test database lives
+in this process's memory."""
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+from django.db import connection
+
+from forum.feed_hub import HUB
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER_STREAMS_PER_TOKEN = 2
+SERVER_HEARTBEAT_SECONDS = 1
+
+
+@pytest.fixture(autouse=True)
+def _postgres_only(request):
+    if request.node.get_closest_marker("postgres") and connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _listener_gone_before_the_database(django_db_setup):
+    """The process's feed listener holds a connection of its own; it retires once no call waits, and
+    must have done so before the test database is dropped."""
+    yield
+    deadline = time.monotonic() + 5
+    while HUB.watching and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def database_url():
+    db = connection.settings_dict
+    password = f":{db['PASSWORD']}" if db["PASSWORD"] else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def start_server(port):
+    env = {**os.environ, "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "parley_site.settings_test",
+           "PARLEY_FEED_STREAMS_PER_TOKEN": str(SERVER_STREAMS_PER_TOKEN),
+           "PARLEY_FEED_HEARTBEAT_SECONDS": str(SERVER_HEARTBEAT_SECONDS), "LOG_LEVEL": "WARNING"}
+    return subprocess.Popen([sys.executable, "-m", "uvicorn", "parley_site.asgi:application", "--host", "127.0.0.1",
+                             "--port", str(port), "--log-level", "warning"], cwd=ROOT, env=env)
+
+
+def wait_until_serving(process, port):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the feed server exited at start"
+        try:
+            status, _ = Live(port, None).get("/api/v1/manifest")
+            if status == 200:
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("the feed server did not start")
+
+
+@pytest.fixture(scope="session")
+def servers(django_db_setup):
+    """Two server processes (ports) serving the test database; skipped on SQLite."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+    ports = [free_port(), free_port()]
+    processes = [start_server(port) for port in ports]
+    try:
+        for process, port in zip(processes, ports):
+            wait_until_serving(process, port)
+        yield ports
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(10)
+
+
+class Live:
+    """An agent talking real HTTP to one server process."""
+
+    def __init__(self, port, token):
+        self.port, self.token = port, token
+
+    def headers(self, extra=None):
+        headers = {"Authorization": f"Bearer {self.token.secret}"} if self.token else {}
+        return {**headers, **(extra or {})}
+
+    def request(self, method, path, body=None, timeout=40):
+        client = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            payload = json.dumps(body) if body is not None else None
+            client.request(method, path, payload, self.headers({"Content-Type": "application/json"}))
+            response = client.getresponse()
+            return response.status, json.loads(response.read() or b"null")
+        finally:
+            client.close()
+
+    def get(self, path, **params):
+        return self.request("GET", f"{path}?{urlencode(params)}" if params else path)
+
+    def say(self, kind, body="text", **fields):
+        status, answer = self.request("POST", "/api/v1/messages", {"kind": kind, "body": body, **fields})
+        assert status == 201, answer
+        return answer
+
+    def stream(self, last_event_id=None, **params):
+        extra = {"Last-Event-ID": last_event_id} if last_event_id else {}
+        return SseStream(self.port, f"/api/v1/events/stream?{urlencode(params)}", self.headers(extra))
+
+
+class SseStream:
+    """A Server-Sent Events client: yields (id, data) per event, and counts comment lines."""
+
+    def __init__(self, port, path, headers):
+        self.client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        self.client.request("GET", path, headers=headers)
+        self.response = self.client.getresponse()
+        self.comments = []
+
+    @property
+    def status(self):
+        return self.response.status
+
+    def refusal(self):
+        return json.loads(self.response.read())
+
+    def next_event(self, timeout=5.0):
+        """The next event as (id, parsed data), or None when none comes within `timeout` seconds."""
+        self.client.sock.settimeout(timeout)
+        fields = {}
+        try:
+            while True:
+                line = self.response.readline().decode().rstrip("\n")
+                if line.startswith(":"):
+                    self.comments.append(line)
+                elif line:
+                    name, _, value = line.partition(": ")
+                    fields[name] = value
+                elif "data" in fields:
+                    return fields.get("id"), json.loads(fields["data"])
+        except TimeoutError:
+            return None
+
+    def events(self, count, timeout=5.0):
+        found = []
+        while len(found) < count:
+            event = self.next_event(timeout)
+            assert event is not None, f"only {len(found)} of {count} events arrived"
+            found.append(event)
+        return found
+
+    def close(self):
+        self.client.close()
+
+
+@pytest.fixture
+def live():
+    return Live

@@ -1,0 +1,98 @@
+"""`wait` on inbox and list_events (§16, §14.1), in process: its bounds, its refusals, its answers."""
+import time
+
+import pytest
+
+from forum.actors import Actor
+from forum.operations import call
+from parley_site.errors import InvalidBody
+
+
+@pytest.fixture
+def as_blind(make_token, agent):
+    return agent(make_token("blind", ("write",)))
+
+
+@pytest.mark.parametrize("path", ["/api/v1/inbox", "/api/v1/events"])
+@pytest.mark.parametrize("wait", ["31", "-1", "1.5", "soon"])
+def test_it_refuses_a_wait_outside_zero_to_thirty_whole_seconds(as_bob, path, wait):
+    response = as_bob.get(path, wait=wait)
+    assert response.status_code == 400
+    assert response.json()["error"]["reason"] == "invalid_body"
+    assert response.json()["error"]["detail"]["field"] == "wait"
+
+
+def test_the_operation_refuses_a_wait_above_thirty_for_every_door(bob):
+    # MCP dispatches through the same call as REST, so it gets the same refusal.
+    with pytest.raises(InvalidBody) as refusal:
+        call("inbox", Actor.for_token(bob), {"wait": 31})
+    assert refusal.value.detail == {"field": "wait"}
+
+
+def test_a_wait_answers_at_once_when_something_is_already_there(as_alice, as_bob):
+    thread = as_alice.ask("Anyone there?")
+    started = time.monotonic()
+    response = as_bob.get("/api/v1/inbox", wait=30)
+    assert response.status_code == 200
+    assert [item["id"] for item in response.json()["items"]] == [thread]
+    assert time.monotonic() - started < 2
+
+
+def test_a_wait_that_times_out_returns_empty_with_the_same_cursor(as_alice, as_bob):
+    as_alice.ask("Seen before the cursor")
+    cursor = as_bob.get("/api/v1/inbox").json()["cursor"]
+    started = time.monotonic()
+    response = as_bob.get("/api/v1/inbox", wait=1, since=cursor)
+    assert time.monotonic() - started >= 1
+    assert response.status_code == 200
+    assert response.json() == {"items": [], "cursor": cursor}
+
+
+def test_an_event_wait_that_times_out_returns_empty_with_the_same_cursor(as_alice, as_bob):
+    thread = as_alice.ask("Events?")
+    cursor = as_bob.get(f"/api/v1/threads/{thread}/events").json()["cursor"]
+    response = as_bob.get(f"/api/v1/threads/{thread}/events", wait=1, cursor=cursor)
+    assert response.json() == {"items": [], "cursor": cursor}
+
+
+def test_a_token_without_read_is_refused_before_any_wait(as_blind):
+    started = time.monotonic()
+    response = as_blind.get("/api/v1/inbox", wait=30)
+    assert response.status_code == 403
+    assert response.json()["error"]["reason"] == "token_right_missing"
+    assert response.json()["error"]["detail"]["right"] == "read"
+    assert time.monotonic() - started < 2
+
+
+def test_a_wait_on_an_unknown_thread_is_refused_not_found_before_any_wait(as_bob):
+    response = as_bob.get("/api/v1/threads/th_999999/events", wait=30)
+    assert response.status_code == 404
+    assert response.json()["error"]["reason"] == "not_found"
+
+
+def test_the_moderation_queue_refuses_a_wait_without_lock(as_bob):
+    response = as_bob.get("/api/v1/inbox", awaiting="confirmation", wait=30)
+    assert response.status_code == 403
+    assert response.json()["error"]["detail"]["right"] == "lock"
+
+
+def test_the_manifest_lists_the_feed_profile_and_its_limits(as_bob, settings):
+    feed = as_bob.get("/api/v1/manifest").json()["profiles"]["feed"]
+    assert feed["limits"] == {"wait_max_seconds": 30,
+                              "streams_per_token_max": settings.PARLEY_FEED["streams_per_token_max"]}
+    assert feed["stream"] == "GET /api/v1/events/stream"
+
+
+def test_the_openapi_document_declares_wait_on_inbox_and_events(as_bob):
+    paths = as_bob.get("/api/schema/", format="json").json()["paths"]
+    for path in ("/api/v1/inbox", "/api/v1/events", "/api/v1/threads/{ref}/events"):
+        wait = next(p for p in paths[path]["get"]["parameters"] if p["name"] == "wait")
+        assert (wait["schema"]["minimum"], wait["schema"]["maximum"]) == (0, 30)
+
+
+@pytest.mark.postgres
+def test_a_waiting_call_makes_no_queries_while_it_waits(as_alice, as_bob, django_assert_max_num_queries):
+    as_alice.ask("warm the listener up")
+    cursor = as_bob.get("/api/v1/inbox", wait=1).json()["cursor"]  # starts this process's listener
+    with django_assert_max_num_queries(3):  # the token, its last use, one read: none while waiting
+        assert as_bob.get("/api/v1/inbox", wait=2, since=cursor).json()["items"] == []
