@@ -45,5 +45,6 @@ def reports(response):
     return [(message.level_tag, message.message) for message in get_messages(response.wsgi_request)]
 
 
-def thread_url(ref, suffix=""):
-    return reverse("admin:forum_thread_change", args=[number(ref)]) + suffix
+def thread_url(ref, view="change"):
+    """The admin's thread page, or its `post` and `settle` doors."""
+    return reverse(f"admin:forum_thread_{view}", args=[number(ref)])

@@ -1,0 +1,122 @@
+"""Token management: the secret is shown exactly once and never stored in clear; rights, label, revoke."""
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.contrib.sessions.models import Session
+
+from forum.models import Token
+from tests.conftest import Agent
+
+TOKENS = "/admin/forum/token/"
+
+
+def create(client, handle="dora", rights=("read", "write"), label="Dora the planner"):
+    return client.post(f"{TOKENS}add/", {"handle": handle, "label": label, "rights": list(rights)})
+
+
+def test_creating_a_token_shows_its_secret_exactly_once(token_console):
+    response = create(token_console)
+
+    secret = response.context["secret"]
+    token = Token.objects.get(handle="dora")
+    assert response.status_code == 200 and "no-store" in response["Cache-Control"]
+    assert secret in response.content.decode()
+    assert (token.identity, token.label, token.rights) == ("ainotes:dora", "Dora the planner",
+                                                           frozenset({"read", "write"}))
+    assert token.secret_hash == Token.hash_secret(secret)
+    for page in [TOKENS, f"{TOKENS}{token.pk}/change/"]:
+        assert secret not in token_console.get(page).content.decode()
+
+
+def test_the_new_secret_is_stored_nowhere_in_clear(token_console):
+    secret = create(token_console).context["secret"]
+
+    stored = [str(row.get_decoded()) for row in Session.objects.all()]
+    stored += [f"{entry.object_repr} {entry.change_message}" for entry in LogEntry.objects.all()]
+    stored += [str(vars(token)) for token in Token.objects.all()]
+    assert stored and not any(secret in text for text in stored)
+
+
+def test_the_new_secret_works_on_the_api(token_console, db):
+    response = create(token_console)
+    token = Token.objects.get(handle="dora")
+    token.secret = response.context["secret"]
+
+    assert Agent(token).ask("Dora's first question").startswith("th_")
+
+
+def test_a_taken_handle_is_refused_with_a_form_error_and_creates_nothing(token_console, alice):
+    response = create(token_console, handle="alice")
+
+    assert response.status_code == 200
+    assert "handle" in response.context["adminform"].form.errors
+    assert Token.objects.count() == 1
+
+
+def test_setting_rights_and_label_changes_only_those(token_console, alice):
+    before = Token.objects.get(pk=alice.pk)
+
+    response = token_console.post(f"{TOKENS}{alice.pk}/change/", {
+        "label": "Alice the moderator", "rights": ["read", "write", "lock"]})
+
+    after = Token.objects.get(pk=alice.pk)
+    assert response.status_code == 302
+    assert (after.label, after.rights) == ("Alice the moderator", frozenset({"read", "write", "lock"}))
+    assert (after.identity, after.secret_hash, after.revoked_at) == (
+        before.identity, before.secret_hash, before.revoked_at)
+
+
+def test_a_new_right_takes_effect_on_the_next_request(token_console, as_alice, as_bob):
+    ref = as_bob.ask("Bob's thread")
+    assert as_alice.say("defer", "Later.", thread=ref).json()["error"]["reason"] == "thread_authority_missing"
+
+    token_console.post(f"{TOKENS}{as_alice.token.pk}/change/", {"label": "alice", "rights": ["read", "write", "lock"]})
+
+    response = as_alice.say("defer", "Later.", thread=ref)
+    assert response.status_code == 201 and response.json()["message"]["from"]["label"] == "KI · alice"
+
+
+def test_revoking_a_token_makes_its_requests_token_invalid(token_console, as_alice):
+    response = token_console.post(TOKENS, {"action": "revoke", "_selected_action": [as_alice.token.pk]},
+                                  follow=True)
+
+    assert [str(message) for message in response.context["messages"]] == [
+        "ainotes:alice: revoked; its requests now get token_invalid"]
+    refused = as_alice.get("/api/v1/threads")
+    assert (refused.status_code, refused.json()["error"]["reason"]) == (401, "token_invalid")
+
+
+def test_revoking_a_revoked_token_says_so_and_keeps_its_revocation_time(token_console, alice):
+    token_console.post(TOKENS, {"action": "revoke", "_selected_action": [alice.pk]}, follow=True)
+    revoked_at = Token.objects.get(pk=alice.pk).revoked_at
+
+    response = token_console.post(TOKENS, {"action": "revoke", "_selected_action": [alice.pk]}, follow=True)
+
+    assert [str(message) for message in response.context["messages"]] == ["ainotes:alice: already revoked"]
+    assert Token.objects.get(pk=alice.pk).revoked_at == revoked_at
+
+
+def test_the_list_shows_identity_rights_status_last_use_and_write_count(token_console, as_alice, mod):
+    as_alice.ask("One")
+    as_alice.ask("Two")
+
+    html = token_console.get(TOKENS).content.decode()
+
+    assert '<td class="field-rights_column">lock, read, write</td>' in html
+    assert '<td class="field-write_count">2</td>' in html
+    assert "ainotes:alice" in html and "ainotes:mod" in html
+    assert "active" in html
+
+
+@pytest.mark.parametrize("method, path", [("get", "add/"), ("post", "add/"), ("get", "{pk}/delete/")])
+def test_staff_without_token_permissions_cannot_manage_tokens(reader_console, alice, method, path):
+    response = getattr(reader_console, method)(TOKENS + path.format(pk=alice.pk), {"handle": "eve"})
+
+    assert response.status_code == 403
+    assert Token.objects.count() == 1
+
+
+def test_tokens_are_never_deleted(admin_client, alice):
+    response = admin_client.post(f"{TOKENS}{alice.pk}/delete/", {"post": "yes"})
+
+    assert response.status_code == 403
+    assert Token.objects.filter(pk=alice.pk).exists()
