@@ -16,8 +16,8 @@ def claim_prepare(actor, thread, envelope):
     """The profile's `prepare` hook for `assert`, `attest`, `refute` and `verify` on the locked `thread`.
 
     Checks without writing and returns apply(message) -> the claim's JSON. Refuses, in §13's order:
-    token_right_missing (verify without the `verify` right), not_found (claim), invalid_body (a claim of
-    another thread), thread_authority_missing (superseding another line's claim without lock),
+    token_right_missing (verify without the `verify` right), not_found (claim), invalid_body (a claim, or
+    a superseded claim, of another thread), thread_authority_missing (superseding another line's claim without lock),
     self_attest (attesting or verifying one's own line's claim), invalid_transition (§10's diagram)."""
     if envelope["kind"] == "assert":
         return _prepare_assert(actor, thread, envelope)
@@ -25,7 +25,12 @@ def claim_prepare(actor, thread, envelope):
 
 
 def _prepare_assert(actor, thread, envelope):
-    replaced = [access_claim(actor, number, lock=True) for number in sorted(envelope.get("supersedes", []))]
+    numbers = envelope.get("supersedes", [])
+    replaced = [access_claim(actor, number, lock=True) for number in sorted(numbers)]
+    for old in replaced:
+        # Only claims of the locked thread: locking another thread's claim (and writing its event) from
+        # here would take locks in no fixed order across threads, and two such asserts would deadlock.
+        _require_same_thread(old, thread, f"supersedes[{numbers.index(old.pk)}]")
     for old in replaced:
         if not can_supersede(actor, old):
             raise ThreadAuthorityMissing(f"no authority over cl_{old.pk}", claim=f"cl_{old.pk}")
@@ -51,8 +56,7 @@ def _prepare_claim_act(actor, thread, envelope):
     if kind == "verify":
         require_right(actor, Right.VERIFY)  # §7: the seal needs the right, whatever the thread
     claim = access_claim(actor, envelope["claim"], lock=True)
-    if claim.thread_id != thread.pk:
-        raise InvalidBody(f"cl_{claim.pk} does not belong to th_{thread.pk}", field="claim")
+    _require_same_thread(claim, thread, "claim")
     if kind != "refute" and supports_own_claim(actor, claim):
         raise SelfAttest(claim=f"cl_{claim.pk}")
     new_state = _next_state(kind, claim)
@@ -65,6 +69,11 @@ def _prepare_claim_act(actor, thread, envelope):
             _move(claim, new_state, actor, message)
         return _rendered(claim)
     return apply
+
+
+def _require_same_thread(claim, thread, field):
+    if claim.thread_id != thread.pk:
+        raise InvalidBody(f"cl_{claim.pk} does not belong to th_{thread.pk}", field=field)
 
 
 def _next_state(kind, claim):

@@ -64,10 +64,9 @@ def test_it_refuses_to_supersede_an_unknown_claim(as_alice, thread):
     assert_refused(response, 404, "not_found", before, object="claim")
 
 
-def test_a_claim_may_be_superseded_from_another_thread(as_alice, thread, claim):
+def test_it_refuses_to_supersede_a_claim_of_another_thread(as_alice, thread, claim):
     elsewhere = as_alice.ask("A follow-up discussion")
-    newer = assert_claim(as_alice, elsewhere, "The sky is blue, measured.", supersedes=[claim])
-    older = as_alice.get(f"/api/v1/claims/{claim}").json()["claim"]
-    assert older["superseded_by"] == newer
-    event = StateEvent.objects.filter(claim_number=int(claim.removeprefix("cl_"))).last()
-    assert f"th_{event.thread_id}" == thread
+    own = assert_claim(as_alice, elsewhere, "A claim of this thread.")
+    before = footprint()
+    response = as_alice.say("assert", "The sky is blue, measured.", thread=elsewhere, supersedes=[own, claim])
+    assert_refused(response, 400, "invalid_body", before, field="supersedes[1]")
