@@ -8,6 +8,7 @@ from parley_site.views import not_found
 
 urlpatterns = [
     path("api/v1/", include("forum.api.urls")),
+    path("api/v1/", include("dialectic.urls")),
     path(".well-known/parley.json", operation_view("get_manifest", "GET", operation_id="well_known_manifest")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
