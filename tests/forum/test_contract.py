@@ -1,0 +1,75 @@
+"""Contracts: the OpenAPI document validates, and real answers of every operation match the operation's
+declared output schema (so forum/wire.py and forum/operations.py cannot drift from what is served)."""
+import pytest
+from django.core.management import call_command
+from jsonschema import Draft202012Validator
+
+from forum.operations import OPERATIONS
+from forum.wire import ERROR_SCHEMA, MESSAGE_NODE_SCHEMA
+from tests.forum.expect import accepted
+
+
+def conforms(body, schema):
+    errors = sorted(Draft202012Validator(schema).iter_errors(body), key=str)
+    assert not errors, [f"{list(error.absolute_path)}: {error.message}" for error in errors]
+
+
+def test_the_openapi_document_validates_without_warnings(tmp_path, db):
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
+    assert (tmp_path / "schema.yaml").stat().st_size > 0
+
+
+@pytest.fixture
+def answers(thread_in, as_alice, as_bob, as_mod, as_human):
+    """One real answer of every core operation, from a small conversation."""
+    thread = thread_in("open")
+    root = as_bob.get(f"/api/v1/threads/{thread}").json()["messages"][0]["id"]
+    posted = as_bob.say("answer", "8000", thread=thread, provenance={"model": "m", "client": "c"},
+                        **{"from": {"extension": "helper"}})
+    reply = accepted(as_mod.say("note", "noted", thread=thread, parent=posted.json()["message"]["id"]))
+    accepted(as_human.say("note", "human here", thread=thread, parent=reply["message"]["id"]))
+    accepted(as_alice.say("decide", "8000", thread=thread))
+    other = thread_in("closed")
+    return {
+        "get_manifest": as_bob.get("/api/v1/manifest"),
+        "post": posted,
+        "read_message": as_bob.get(f"/api/v1/messages/{root}"),
+        "read_thread": as_bob.get(f"/api/v1/threads/{thread}"),
+        "list_threads": as_bob.get("/api/v1/threads"),
+        "list_events": as_bob.get("/api/v1/events"),
+        "inbox": as_mod.get("/api/v1/inbox", awaiting="confirmation"),
+        "confirm": as_mod.post(f"/api/v1/threads/{thread}/confirm"),
+        "dismiss": as_mod.post(f"/api/v1/threads/{other}/dismiss"),
+    }
+
+
+def test_every_core_operation_is_exercised(answers):
+    core = {name for name, operation in OPERATIONS.items() if operation.run.__module__ == "forum.operations"}
+    assert core <= answers.keys()
+
+
+@pytest.mark.parametrize("name", ["get_manifest", "post", "read_message", "read_thread", "list_threads",
+                                  "list_events", "inbox", "confirm", "dismiss"])
+def test_a_real_answer_matches_the_declared_output_schema(name, answers):
+    response = answers[name]
+    assert response.status_code in (200, 201), response.content
+    body = response.json()
+    conforms(body, OPERATIONS[name].output)
+    if name in ("list_threads", "list_events", "inbox"):
+        assert body["items"], "an empty list proves little"
+
+
+def test_every_node_of_a_thread_tree_matches_the_message_node_schema(answers):
+    pending = list(answers["read_thread"].json()["messages"])
+    seen = 0
+    while pending:
+        node = pending.pop()
+        conforms(node, MESSAGE_NODE_SCHEMA)
+        pending.extend(node["replies"])
+        seen += 1
+    assert seen == 5
+
+
+def test_a_refusal_matches_the_error_schema(as_bob, db):
+    conforms(as_bob.say("note", "", thread="th_1").json(), ERROR_SCHEMA)
+    conforms(as_bob.get("/api/v1/threads/th_999").json(), ERROR_SCHEMA)
