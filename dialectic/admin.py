@@ -1,0 +1,168 @@
+"""The moderators' claims console (§10): claims listed and filtered by state and certainty, a claim page
+with its proofs as links and its whole history, and the human's `verify` and `refute`, posted through the
+one service path as `human:<username>`."""
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+
+from dialectic.forms import ClaimActForm
+from dialectic.models import Claim, ClaimAct
+from dialectic.policies import CERTAINTY, certainty, is_expired
+from dialectic.selectors import certainty_filter
+from forum import services
+from forum.actors import Actor
+from forum.admin_access import StaffReadOnly
+from forum.envelope import clean_envelope
+from parley_site.errors import InvalidBody, ParleyError
+
+HUMAN_ACTS = {"verify": "Verified by the moderator.", "refute": "Refuted by the moderator."}
+
+
+def proof_links(proofs):
+    """Proofs as a list, URLs as links (they are validated absolute http(s) URLs, §10), all escaped."""
+    if not proofs:
+        return "—"
+    return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((proof_item(p),) for p in proofs)))
+
+
+def proof_item(proof):
+    note = format_html(" — {}", proof["note"]) if proof.get("note") else ""
+    if proof["kind"] == "url":
+        return format_html('url: <a href="{}" rel="noreferrer noopener" target="_blank">{}</a>{}',
+                           proof["ref"], proof["ref"], note)
+    return format_html("{}: <code>{}</code>{}", proof["kind"], proof["ref"], note)
+
+
+class CertaintyFilter(admin.SimpleListFilter):
+    title = "certainty"
+    parameter_name = "certainty"
+
+    def lookups(self, request, model_admin):
+        return [(name, name) for name in reversed(CERTAINTY)]
+
+    def queryset(self, request, queryset):
+        if self.value() in CERTAINTY:
+            return queryset.filter(certainty_filter(self.value(), timezone.now()))
+        return queryset
+
+
+class ClaimActInline(admin.TabularInline):
+    """The claim's attestations, refutation and seal: history, shown and never edited."""
+
+    model = ClaimAct
+    fields = ["kind", "identity", "extension", "proofs", "at", "message"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_staff
+
+    @admin.display(description="proof")
+    def proofs(self, act):
+        return proof_links(act.proof)
+
+
+class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
+    # Claims are born from `assert` and move only through posted acts: nothing here edits a row.
+    list_display = ["ref", "statement", "thread", "asserted_identity", "state", "certainty_column", "expired"]
+    list_display_links = ["ref", "statement"]
+    list_filter = ["state", CertaintyFilter]
+    list_select_related = ["thread"]
+    search_fields = ["statement", "asserted_identity"]
+    ordering = ["-id"]
+    fields = ["ref", "statement", "thread", "message", "asserted_identity", "asserted_extension", "state",
+              "certainty_column", "valid_until", "expired", "proof_list", "superseded_by", "supersedes_list",
+              "created_at", "updated_at"]
+    readonly_fields = fields
+    inlines = [ClaimActInline]
+    actions = ["verify", "refute"]
+    change_form_template = "admin/dialectic/claim/change_form.html"
+
+    @admin.display(description="id", ordering="pk")
+    def ref(self, claim):
+        return f"cl_{claim.pk}"
+
+    @admin.display(description="certainty")
+    def certainty_column(self, claim):
+        return certainty(claim.state, is_expired(claim.valid_until, timezone.now()))
+
+    @admin.display(boolean=True)
+    def expired(self, claim):
+        return is_expired(claim.valid_until, timezone.now())
+
+    @admin.display(description="proofs")
+    def proof_list(self, claim):
+        return proof_links(claim.proofs)
+
+    @admin.display(description="supersedes")
+    def supersedes_list(self, claim):
+        return ", ".join(f"cl_{old.pk}" for old in claim.supersedes.order_by("pk")) or "—"
+
+    # --- the human's acts ------------------------------------------------------------------------------
+    @admin.action(description="Verify (seal) the selected claims", permissions=["moderate"])
+    def verify(self, request, queryset):
+        return self.act_view(request, "verify", queryset)
+
+    @admin.action(description="Refute the selected claims (with a proof)", permissions=["moderate"])
+    def refute(self, request, queryset):
+        return self.act_view(request, "refute", queryset)
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        act_url = path("<int:claim_id>/act/<str:kind>/", wrap(self.single_act_view), name="dialectic_claim_act")
+        return [act_url, *super().get_urls()]
+
+    def single_act_view(self, request, claim_id, kind):
+        """The claim page's buttons: the same form as the list's actions, for one claim."""
+        if kind not in HUMAN_ACTS or not self.has_moderate_permission(request):
+            raise PermissionDenied
+        return self.act_view(request, kind, Claim.objects.filter(pk=claim_id)) or redirect(
+            reverse("admin:dialectic_claim_change", args=[claim_id]))
+
+    def act_view(self, request, kind, queryset):
+        """Ask for the body and proof, check them once like any envelope, then post the act on each claim
+        and report claim by claim. Returns the form page, or None once the acts are posted."""
+        claims = list(queryset.order_by("pk"))
+        form = ClaimActForm(request.POST if "apply" in request.POST else None, initial={"body": HUMAN_ACTS[kind]})
+        if form.is_valid() and claims:
+            try:
+                clean_envelope(form.envelope(kind, claims[0]))  # the same body and proof for every claim
+            except InvalidBody as refusal:
+                form.add_refusal(refusal)
+            else:
+                for claim in claims:
+                    self.post_act(request, form.envelope(kind, claim))
+                return None
+        return TemplateResponse(request, "admin/dialectic/claim/act.html", {
+            **self.admin_site.each_context(request), "opts": self.model._meta, "kind": kind, "form": form,
+            "claims": claims, "title": f"{kind.capitalize()} as the human"})
+
+    def post_act(self, request, envelope):
+        actor = Actor.for_user(request.user)
+        try:
+            _, _, claim = services.message_post(actor, clean_envelope(envelope))
+        except ParleyError as refusal:
+            self.message_user(request, f"cl_{envelope['claim']}: refused — {refusal.reason}: {refusal.message}",
+                              messages.ERROR)
+            return
+        self.message_user(request, f"{claim['id']}: {envelope['kind']} posted; the claim is {claim['state']}",
+                          messages.SUCCESS)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = {"can_moderate": self.has_moderate_permission(request), "human_acts": HUMAN_ACTS,
+                         **(extra_context or {})}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+admin.site.register(Claim, ClaimAdmin)
