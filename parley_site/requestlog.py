@@ -61,7 +61,8 @@ class JsonFormatter(logging.Formatter):
     def format(self, record):
         entry = {
             "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
-            "level": record.levelname, "logger": record.name, "message": record.getMessage(),
+            "level": record.levelname, "logger": record.name, "pid": record.process,
+            "message": record.getMessage(),
         }
         entry.update(getattr(record, "fields", {}))
         if record.exc_info:

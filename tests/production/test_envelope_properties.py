@@ -1,5 +1,5 @@
-"""Property: whatever JSON an agent posts, the answer is never a 5xx; a refusal carries a stable §13 reason
-with its documented status, and a refused post stores nothing (PROTOCOL.md §4, §13)."""
+"""Property: whatever JSON an agent posts, over REST or MCP, the answer is never a 5xx; a refusal carries a
+stable §13 reason with its documented status, and a refused post stores nothing (PROTOCOL.md §2, §4, §13)."""
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -18,6 +18,9 @@ PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
 def stored_rows():
     return (Message.objects.count(), Thread.objects.count(), StateEvent.objects.count(),
             IdempotencyRecord.objects.count())
+
+
+JSONRPC_FAULTS = {-32700, -32600, -32601, -32602}
 
 
 def assert_refused_cleanly(response, before):
@@ -60,3 +63,31 @@ def test_no_hostile_body_posted_without_a_token_gets_past_token_invalid(raw, age
     assert response.status_code == 401
     assert response.json()["error"]["reason"] == "token_invalid"
     assert stored_rows() == before
+
+
+def mcp_post_frame(raw_arguments):
+    """A tools/call of `post` whose arguments are the hostile bytes, verbatim (so they may break the frame)."""
+    return (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "post", "arguments": '
+            + (raw_arguments or b"null") + b"}}")
+
+
+@PROPERTY_SETTINGS
+@given(raw=hostile_body)
+def test_no_hostile_body_posted_over_mcp_yields_a_5xx_or_stores_anything_when_refused(
+        raw, alice, client, a_thread, unthrottled):
+    before = stored_rows()
+    response = client.post("/mcp", data=mcp_post_frame(raw.replace(THREAD.encode(), a_thread.encode())),
+                           content_type="application/json", headers={"Authorization": f"Bearer {alice.secret}"})
+    assert response.status_code < 500, response.content[:300]
+    answer = response.json()
+    if "error" in answer:  # the frame itself broke: a JSON-RPC fault, nothing run
+        assert answer["error"]["code"] in JSONRPC_FAULTS
+        assert stored_rows() == before
+        return
+    result = answer["result"]
+    if result.get("isError"):
+        error = result["structuredContent"]["error"]
+        assert error["status"] in STATUSES_OF_REASON[error["reason"]], error
+        assert stored_rows() == before, "a refused post stored something"
+    else:
+        assert stored_rows()[0] == before[0] + 1

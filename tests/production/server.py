@@ -1,0 +1,128 @@
+"""A real gunicorn serving the test database on a free loopback port, and a keep-alive HTTP client for it.
+
+With `transactional_db` on PostgreSQL the test database is committed, so the server's worker processes
+see what the test builds and the test sees what they store."""
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from django.db import connection
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 30
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def database_url():
+    db = connection.settings_dict
+    credentials = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+class GunicornServer:
+    def __init__(self, workers=2, threads=4, **environment):
+        self.port = free_port()
+        self.log = tempfile.NamedTemporaryFile(prefix="parley-gunicorn-", suffix=".log", delete=False)
+        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "parley_site.settings_test",
+                    "DATABASE_URL": database_url(), "GUNICORN_BIND": f"127.0.0.1:{self.port}",
+                    "GUNICORN_WORKERS": str(workers), "GUNICORN_THREADS": str(threads), "LOG_FORMAT": "json",
+                    **{name: str(value) for name, value in environment.items()}}
+        self.process = None
+
+    def __enter__(self):
+        self.process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
+                                        cwd=PROJECT_ROOT, env=self.env, stdout=self.log, stderr=self.log)
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited at start:\n{self.log_text()}")
+            try:
+                if HttpAgent(self, None).get("/healthz")[0] == 200:
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"gunicorn did not answer /healthz within {START_TIMEOUT}s:\n{self.log_text()}")
+
+    def __exit__(self, *exc):
+        self.process.send_signal(signal.SIGINT)  # quick shutdown: tests do not wait for idle keep-alives
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+    def log_text(self):
+        return Path(self.log.name).read_text(errors="replace")
+
+    def log_entries(self):
+        entries = []
+        for line in self.log_text().splitlines():
+            if line.startswith("{"):
+                entries.append(json.loads(line))
+        return entries
+
+    def backend_pids(self):
+        """The PostgreSQL backends serving this server's workers (all connections to the test database but
+        the test's own)."""
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                           "AND pid <> pg_backend_pid()")
+            return [row[0] for row in cursor.fetchall()]
+
+
+class HttpAgent:
+    """One agent's keep-alive connection. Answers (status, parsed JSON or None, headers)."""
+
+    def __init__(self, server, token, timeout=30):
+        self.server, self.timeout = server, timeout
+        self.secret = getattr(token, "secret", token)
+        self.connection = None
+
+    def request(self, method, path, body=None, headers=None):
+        sent = dict(headers or {})
+        if self.secret:
+            sent["Authorization"] = f"Bearer {self.secret}"
+        if body is not None and not isinstance(body, bytes):
+            body = json.dumps(body).encode()
+            sent.setdefault("Content-Type", "application/json")
+        for attempt in (1, 2):
+            if self.connection is None:
+                self.connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=self.timeout)
+            try:
+                self.connection.request(method, path, body=body, headers=sent)
+                response = self.connection.getresponse()
+                raw = response.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                # The server closed an idle keep-alive connection under us. Sending again is safe for reads
+                # and for writes carrying an Idempotency-Key, which is how the load tests write.
+                self.close()
+                if attempt == 2:
+                    raise
+                continue
+            parsed = json.loads(raw) if raw and response.getheader("Content-Type", "").startswith(
+                "application/json") else None
+            return response.status, parsed, dict(response.getheaders())
+
+    def get(self, path):
+        return self.request("GET", path)
+
+    def post(self, body, path="/api/v1/messages", headers=None):
+        return self.request("POST", path, body, headers)
+
+    def close(self):
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
