@@ -1,7 +1,9 @@
+import functools
+
 import pytest
 from django.db import connection
 
-from tests.production.server import GunicornServer, HttpAgent
+from bench.server import GunicornServer, HttpAgent, database_url
 
 
 @pytest.fixture
@@ -13,8 +15,9 @@ def on_postgresql(transactional_db):
 
 @pytest.fixture
 def gunicorn(on_postgresql):
-    """Start gunicorn: `with gunicorn(workers=2, PARLEY_WRITES_PER_MINUTE=...) as server:`."""
-    return GunicornServer
+    """Start gunicorn on the test database: `with gunicorn(workers=2, PARLEY_WRITES_PER_MINUTE=...) as server:`.
+    With `transactional_db` the test's data is committed, so the server's workers see it and vice versa."""
+    return functools.partial(GunicornServer, database_url(connection.settings_dict))
 
 
 @pytest.fixture

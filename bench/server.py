@@ -1,7 +1,5 @@
-"""A real gunicorn serving the test database on a free loopback port, and a keep-alive HTTP client for it.
-
-With `transactional_db` on PostgreSQL the test database is committed, so the server's worker processes
-see what the test builds and the test sees what they store."""
+"""A real gunicorn on a free loopback port, and a keep-alive HTTP client for it: shared by the benchmark and
+by the tests that need a real server (tests/production)."""
 import http.client
 import json
 import os
@@ -13,9 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from django.db import connection
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 30
 
 
@@ -25,18 +21,22 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def database_url():
-    db = connection.settings_dict
-    credentials = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+def database_url(settings_dict):
+    credentials = settings_dict["USER"] + (f":{settings_dict['PASSWORD']}" if settings_dict["PASSWORD"] else "")
+    host, port = settings_dict["HOST"] or "127.0.0.1", settings_dict["PORT"] or 5432
+    return f"postgres://{credentials}@{host}:{port}/{settings_dict['NAME']}"
 
 
 class GunicornServer:
-    def __init__(self, workers=2, threads=4, **environment):
+    """`with GunicornServer(url, workers=2, SOME_SETTING=...) as server:`; extra keywords become environment
+    variables of the server."""
+
+    def __init__(self, database, workers=2, threads=4, settings_module="parley_site.settings_test",
+                 **environment):
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="parley-gunicorn-", suffix=".log", delete=False)
-        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "parley_site.settings_test",
-                    "DATABASE_URL": database_url(), "GUNICORN_BIND": f"127.0.0.1:{self.port}",
+        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings_module,
+                    "DATABASE_URL": database, "GUNICORN_BIND": f"127.0.0.1:{self.port}",
                     "GUNICORN_WORKERS": str(workers), "GUNICORN_THREADS": str(threads), "LOG_FORMAT": "json",
                     **{name: str(value) for name, value in environment.items()}}
         self.process = None
@@ -73,14 +73,6 @@ class GunicornServer:
             if line.startswith("{"):
                 entries.append(json.loads(line))
         return entries
-
-    def backend_pids(self):
-        """The PostgreSQL backends serving this server's workers (all connections to the test database but
-        the test's own)."""
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-                           "AND pid <> pg_backend_pid()")
-            return [row[0] for row in cursor.fetchall()]
 
 
 class HttpAgent:
@@ -121,6 +113,19 @@ class HttpAgent:
 
     def post(self, body, path="/api/v1/messages", headers=None):
         return self.request("POST", path, body, headers)
+
+    def mcp(self, tool, arguments, idempotency_key=None):
+        """`tools/call` over POST /mcp, answered like the REST door: (status, body, headers), where a refusal's
+        status is the one its structuredContent names."""
+        params = {"name": tool, "arguments": arguments}
+        if idempotency_key is not None:
+            params["_meta"] = {"io.parley/idempotency-key": idempotency_key}
+        status, answer, headers = self.request(
+            "POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+        if status != 200 or "result" not in (answer or {}):
+            return status, answer, headers
+        body = answer["result"]["structuredContent"]
+        return (body["error"]["status"] if answer["result"]["isError"] else 200), body, headers
 
     def close(self):
         if self.connection is not None:

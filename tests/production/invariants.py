@@ -1,0 +1,73 @@
+"""The invariants a load or fault run must leave behind, checked over the whole database (PROTOCOL.md §9:
+every write serialised, no lost message, nothing accepted after a confirmed close). Each check returns the
+list of violations, so a failing assertion shows them."""
+from collections import Counter, defaultdict
+
+from forum.models import TERMINAL_STATES, Message, StateEvent, Thread
+
+SETTLING_LABELS = ("confirm", "dismiss")
+
+
+def acknowledged_stored_exactly_once(acknowledged):
+    """Every acknowledged message is stored, once, as acknowledged; nothing is stored unacknowledged."""
+    ids = [int(message["id"][4:]) for message in acknowledged]
+    duplicates = [key for key, count in Counter(ids).items() if count > 1]
+    stored = {row.pk: row for row in Message.objects.filter(pk__in=ids)}
+    problems = [f"msg_{key} acknowledged twice" for key in duplicates]
+    for message in acknowledged:
+        row = stored.get(int(message["id"][4:]))
+        if row is None:
+            problems.append(f"{message['id']} acknowledged but not stored")
+        elif (f"th_{row.thread_id}", row.kind, row.body) != (message["thread"], message["kind"], message["body"]):
+            problems.append(f"{message['id']} stored differently from what was acknowledged")
+    unacknowledged = Message.objects.exclude(pk__in=ids).count()
+    if unacknowledged:
+        problems.append(f"{unacknowledged} message(s) stored that no answer acknowledged")
+    return problems
+
+
+def thread_chains_consistent():
+    """Per thread: counts match, the event chain links up and ends in the thread's state, and no message
+    but a reopen was accepted while the thread was locked."""
+    events, messages = defaultdict(list), defaultdict(list)
+    for event in StateEvent.objects.filter(claim_number__isnull=True).order_by("id"):
+        events[event.thread_id].append(event)
+    for message in Message.objects.order_by("id").only("id", "thread_id", "kind", "created_at"):
+        messages[message.thread_id].append(message)
+    problems = []
+    for thread in Thread.objects.all():
+        problems += [f"th_{thread.pk}: {problem}" for problem in
+                     _thread_problems(thread, events[thread.pk], messages[thread.pk])]
+    return problems
+
+
+def _thread_problems(thread, events, messages):
+    problems = []
+    if thread.message_count != len(messages):
+        problems.append(f"message_count {thread.message_count} but {len(messages)} stored")
+    if not events or (events[0].from_state, events[0].to_state, events[0].label) != (None, "open", "ask"):
+        return problems + ["the chain does not start with ask -> open"]
+    for before, after in zip(events, events[1:]):
+        if after.from_state != before.to_state:
+            problems.append(f"ev_{after.pk} starts from {after.from_state}, the chain was at {before.to_state}")
+    last = events[-1]
+    if last.to_state != thread.state:
+        problems.append(f"state {thread.state} but the chain ends at {last.to_state}")
+    if (last.confirmed_at is None) != thread.is_pending:
+        problems.append("pending state and the last event disagree")
+    return problems + _accepted_while_locked(events, messages)
+
+
+def _accepted_while_locked(events, messages):
+    """Locked spans: from an event that left a confirmed terminal state to the next event. Timestamps are
+    taken under the thread's row lock, so they order the thread's writes."""
+    problems, spans = [], []
+    for event, following in zip(events, events[1:] + [None]):
+        if event.to_state in TERMINAL_STATES and event.confirmed_at is not None:
+            spans.append((event.confirmed_at, following.at if following else None))
+    for message in messages:
+        for start, end in spans:
+            inside = message.created_at > start and (end is None or message.created_at < end)
+            if inside and message.kind != "reopen":
+                problems.append(f"msg_{message.pk} ({message.kind}) accepted while the thread was locked")
+    return problems
