@@ -16,6 +16,9 @@ class StateEventAdmin(StaffReadOnly, admin.ModelAdmin):
     ordering = ["-id"]
 
 
+# The thread list needs the page's full width more than a second copy of the index.
+admin.site.enable_nav_sidebar = False
+admin.site.site_title = "Parley console"
 admin.site.register(Thread, ThreadAdmin)
 admin.site.register(Token, TokenAdmin)
 admin.site.register(StateEvent, StateEventAdmin)

@@ -12,7 +12,7 @@ from parley_site.errors import InvalidBody, ParleyError
 
 def refusal_text(thread_id, refusal):
     detail = ", ".join(f"{name}={value}" for name, value in refusal.detail.items())
-    return f"th_{thread_id}: refused — {refusal.reason}: {refusal.message}" + (f" ({detail})" if detail else "")
+    return f"Thread th_{thread_id}: refused — {refusal.reason}: {refusal.message}" + (f" ({detail})" if detail else "")
 
 
 def state_text(thread):
@@ -27,7 +27,7 @@ def run_and_report(modeladmin, request, thread_id, run, done):
     except ParleyError as refusal:
         modeladmin.message_user(request, refusal_text(thread_id, refusal), messages.ERROR)
         return None
-    modeladmin.message_user(request, f"th_{thread_id}: {done(result)}", messages.SUCCESS)
+    modeladmin.message_user(request, f"Thread th_{thread_id}: {done(result)}", messages.SUCCESS)
     return result
 
 

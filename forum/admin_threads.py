@@ -24,7 +24,7 @@ SETTLE_OPERATIONS = ("confirm", "dismiss")
 
 class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     # Threads are opened by posting an `ask` and change only through the actions and posts below.
-    list_display = ["ref", "title", "state_column", "mark", "awaiting", "creator", "message_count", "updated_at"]
+    list_display = ["ref", "title", "state_column", "awaiting", "creator", "message_count", "last_activity"]
     list_display_links = ["ref", "title"]
     list_filter = ["state", PendingProposalFilter, AwaitingFilter,
                    ("creator_identity", admin.AllValuesFieldListFilter)]
@@ -32,7 +32,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     search_help_text = "Searches thread titles and message bodies."
     ordering = ["-updated_at", "-id"]
     actions = THREAD_ACTIONS
-    fields = ["ref", "title", "state_column", "mark", "awaiting", "creator", "message_count", "created_at",
+    fields = ["ref", "title", "state_column", "awaiting", "creator", "message_count", "created_at",
               "updated_at"]
     readonly_fields = fields
     change_form_template = "admin/forum/thread/change_form.html"
@@ -55,7 +55,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
 
     @admin.display(description="state", ordering="state")
     def state_column(self, thread):
-        return render_to_string("forum/_badge.html", {"thread": thread})
+        return format_html("{}<br>{}", render_to_string("forum/_badge.html", {"thread": thread}), self.mark(thread))
 
     @admin.display(description="mark")
     def mark(self, thread):
@@ -68,6 +68,10 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         if not thread.awaiting_act:
             return "nothing"
         return f"{thread.awaiting_act} from {thread.awaiting_from}"
+
+    @admin.display(description="last activity", ordering="updated_at")
+    def last_activity(self, thread):
+        return thread.updated_at
 
     @admin.display(description="creator", ordering="creator_identity")
     def creator(self, thread):

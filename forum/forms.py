@@ -20,7 +20,7 @@ class MarkForm(forms.Form):
 
 
 class HumanPostForm(forms.Form):
-    kind = forms.CharField(widget=forms.Select(choices=[(name, name) for name in ACTS]))
+    kind = forms.CharField(widget=forms.Select(choices=[(name, name) for name in ACTS]), initial="note")
     parent = forms.CharField(required=False, widget=forms.Select(),
                              help_text="Default: the thread's first message.")
     body = raw_body()

@@ -23,7 +23,7 @@ def test_confirm_confirms_the_proposal_and_records_a_user_origin_confirmed_event
     assert (confirmation.label, confirmation.origin, confirmation.actor, confirmation.confirmed_by) == (
         "confirm", "user", "human:mia", "human:mia")
     assert reports(response) == [
-        ("success", f"{proposed_close}: confirmed; the thread is closed (confirmed by human:mia)")]
+        ("success", f"Thread {proposed_close}: confirmed; the thread is closed (confirmed by human:mia)")]
 
 
 def test_dismiss_returns_the_thread_to_its_last_confirmed_state(console, proposed_close):
@@ -47,7 +47,7 @@ def test_it_refuses_to_settle_a_thread_without_proposal_with_nothing_to_confirm(
     assert response.status_code == 200
     [(level, text)] = reports(response)
     assert level == "error"
-    assert text.startswith(f"{open_thread}: refused — nothing_to_confirm: ")
+    assert text.startswith(f"Thread {open_thread}: refused — nothing_to_confirm: ")
     assert stored(open_thread) == before
 
 
@@ -58,7 +58,7 @@ def test_it_shows_the_same_reason_the_api_gives(console, as_mod, confirmed_close
 
     error = api.json()["error"]
     assert (api.status_code, error["reason"]) == (409, "thread_locked")
-    assert reports(response) == [("error", f"{confirmed_close}: refused — thread_locked: {error['message']}")]
+    assert reports(response) == [("error", f"Thread {confirmed_close}: refused — thread_locked: {error['message']}")]
 
 
 MARKS = [
@@ -89,7 +89,7 @@ def test_a_mark_action_posts_a_confirmed_human_mark(console, request, kind, star
     assert (event.label, event.to_state, event.origin, event.actor, event.confirmed_by, event.message_id) == (
         kind, state, "user", "human:mia", "human:mia", message.pk)
     assert reports(response) == [
-        ("success", f"{ref}: {kind} posted as msg_{message.pk}; the thread is {state} (confirmed by human:mia)")]
+        ("success", f"Thread {ref}: {kind} posted as msg_{message.pk}; the thread is {state} (confirmed by human:mia)")]
 
 
 @pytest.mark.parametrize("kind, start, reason", [
@@ -105,7 +105,7 @@ def test_an_illegal_mark_is_refused_with_its_reason_and_changes_nothing(console,
     response = apply_mark(console, kind, [ref], "Try it.")
 
     [(level, text)] = reports(response)
-    assert level == "error" and text.startswith(f"{ref}: refused — {reason}: ")
+    assert level == "error" and text.startswith(f"Thread {ref}: refused — {reason}: ")
     assert stored(ref) == before
 
 
@@ -136,8 +136,8 @@ def test_a_bulk_confirm_reports_each_thread(console, proposed_close, open_thread
     response = run_action(console, "confirm", [proposed_close, open_thread])
 
     assert [level for level, _ in reports(response)] == ["success", "error"]
-    assert reports(response)[0][1].startswith(f"{proposed_close}: confirmed")
-    assert reports(response)[1][1].startswith(f"{open_thread}: refused — nothing_to_confirm")
+    assert reports(response)[0][1].startswith(f"Thread {proposed_close}: confirmed")
+    assert reports(response)[1][1].startswith(f"Thread {open_thread}: refused — nothing_to_confirm")
     assert not thread_of(proposed_close).is_pending
 
 
@@ -150,9 +150,9 @@ def test_a_bulk_mark_posts_where_legal_and_reports_the_refusals(console, answere
     # The changelist orders by primary key: answered_thread, open_thread and confirmed_close were made in turn.
     texts = [text for _, text in reports(response)]
     assert [level for level, _ in reports(response)] == ["success", "error", "error"]
-    assert f"{answered_thread}: close posted as" in texts[0]
-    assert texts[1].startswith(f"{open_thread}: refused — invalid_transition")
-    assert texts[2].startswith(f"{confirmed_close}: refused — thread_locked")
+    assert f"Thread {answered_thread}: close posted as" in texts[0]
+    assert texts[1].startswith(f"Thread {open_thread}: refused — invalid_transition")
+    assert texts[2].startswith(f"Thread {confirmed_close}: refused — thread_locked")
     assert thread_of(answered_thread).state == "closed"
     assert (stored(open_thread), stored(confirmed_close)) == before
 

@@ -96,7 +96,7 @@ def test_a_refused_post_shows_the_reason_keeps_the_text_and_stores_nothing(conso
 
     assert response.status_code == 200
     [(level, text)] = reports(response)
-    assert level == "error" and text.startswith(f"{open_thread}: refused — {reason}: ")
+    assert level == "error" and text.startswith(f"Thread {open_thread}: refused — {reason}: ")
     assert response.context["post_form"]["body"].value() == form["body"]
     assert Message.objects.count() == count
 
@@ -106,14 +106,14 @@ def test_a_foreign_parent_is_refused_as_invalid_body(console, open_thread, answe
 
     response = console.post(thread_url(open_thread, "post"), {"kind": "note", "body": "Hi", "parent": foreign})
 
-    assert reports(response)[0][1].startswith(f"{open_thread}: refused — invalid_body: ")
+    assert reports(response)[0][1].startswith(f"Thread {open_thread}: refused — invalid_body: ")
 
 
 def test_the_confirm_button_confirms_as_the_human(console, proposed_close):
     response = console.post(thread_url(proposed_close, "settle"), {"operation": "confirm"}, follow=True)
 
     assert reports(response) == [
-        ("success", f"{proposed_close}: confirmed; the thread is closed (confirmed by human:mia)")]
+        ("success", f"Thread {proposed_close}: confirmed; the thread is closed (confirmed by human:mia)")]
     event = StateEvent.objects.filter(thread_id=number(proposed_close)).latest("id")
     assert (event.label, event.origin, event.actor) == ("confirm", "user", "human:mia")
 
@@ -123,7 +123,7 @@ def test_the_dismiss_button_without_a_proposal_is_refused_with_nothing_to_confir
 
     response = console.post(thread_url(open_thread, "settle"), {"operation": "dismiss"}, follow=True)
 
-    assert reports(response)[0][1].startswith(f"{open_thread}: refused — nothing_to_confirm: ")
+    assert reports(response)[0][1].startswith(f"Thread {open_thread}: refused — nothing_to_confirm: ")
     assert StateEvent.objects.count() == events
 
 
