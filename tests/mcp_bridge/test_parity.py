@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 from django.db import OperationalError, connection
+from django.test.utils import CaptureQueriesContext
 
 from forum.models import Message
 from forum.operations import OPERATIONS
@@ -229,3 +230,18 @@ def test_a_database_outage_is_unavailable_through_both_doors(alice):
         over_mcp = refusal(McpAgent(alice).call("list_threads"))
     assert over_rest.status_code == 503
     assert over_mcp == {**over_rest.json()["error"], "status": 503}
+
+
+def test_the_bridge_costs_exactly_the_queries_rest_costs(world, carol):
+    Agent(carol).get("/api/v1/threads")  # the token's first use stamps last_used_at; keep it out of the count
+    note = {"kind": "note", "body": "Counting queries.", "thread": world["thread"]}
+    doors = [
+        (lambda: Agent(carol).get(f"/api/v1/threads/{world['thread']}"), "read_thread", {"thread": world["thread"]}),
+        (lambda: Agent(carol).post(body=note), "post", note),
+    ]
+    for over_rest, tool, arguments in doors:
+        with CaptureQueriesContext(connection) as rest_queries:
+            over_rest()
+        with CaptureQueriesContext(connection) as mcp_queries:
+            McpAgent(carol).call(tool, arguments)
+        assert len(mcp_queries) == len(rest_queries), tool
