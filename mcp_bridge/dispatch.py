@@ -58,7 +58,7 @@ def dispatch(message, authenticate):
     try:
         return result_response(request_id, handler(message.get("params") or {}, authenticate))
     except ProtocolFault as fault:
-        return error_response(request_id, fault.code, fault.message, fault.data)
+        return fault.as_response(request_id)
     except Exception:  # noqa: BLE001 - a real fault: logged, answered without details (STYLE.md)
         logger.exception("MCP %s failed", method)
         return error_response(request_id, INTERNAL_ERROR, "internal error")

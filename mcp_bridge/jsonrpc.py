@@ -12,12 +12,12 @@ INTERNAL_ERROR = -32603
 class ProtocolFault(Exception):
     """A message the bridge cannot answer with a result. `request_id` is None when it could not be read."""
 
-    def __init__(self, code, message, request_id=None, data=None):
+    def __init__(self, code, message, request_id=None):
         super().__init__(message)
-        self.code, self.message, self.request_id, self.data = code, message, request_id, data
+        self.code, self.message, self.request_id = code, message, request_id
 
-    def as_response(self):
-        return error_response(self.request_id, self.code, self.message, self.data)
+    def as_response(self, request_id=None):
+        return error_response(self.request_id if request_id is None else request_id, self.code, self.message)
 
 
 def result_response(request_id, result):
