@@ -116,3 +116,9 @@ def test_the_endpoint_needs_no_csrf_token(mcp, alice):
     agent = mcp(alice)
     agent.client = type(agent.client)(enforce_csrf_checks=True)
     assert agent.call("post", ASK)["isError"] is False
+
+
+def test_the_request_log_names_the_identity_behind_a_tool_call(mcp, alice, caplog):
+    mcp(alice).call("list_threads")
+    (record,) = [record for record in caplog.records if record.name == "parley.request"]
+    assert record.fields["identity"] == alice.identity
