@@ -1,0 +1,123 @@
+"""A concurrent load generator on loopback: one OS process per client (no shared interpreter lock with the
+other clients), each with one keep-alive connection, sending one operation as fast as answers come back."""
+import multiprocessing
+import random
+import statistics
+import time
+from dataclasses import dataclass
+
+from bench.server import HttpAgent
+
+
+@dataclass
+class Target:
+    port: int
+    operation: str
+    secrets: list  # the bearer tokens this client rotates through (writes are rate limited per token)
+    threads: list  # thread numbers a write may go to
+    big_thread: int
+    inbox_cursor: str
+
+
+class _Server:  # what HttpAgent needs of a server: its port
+    def __init__(self, port):
+        self.port = port
+
+
+def request_for(target, rng, number):
+    """(method, path, body, secret) of the operation's next request."""
+    secret = target.secrets[number % len(target.secrets)]
+    thread = rng.choice(target.threads)
+    body = f"benchmark note {number} {rng.random():.6f}"
+    operation = target.operation
+    if operation == "post":
+        return "POST", "/api/v1/messages", {"kind": "note", "thread": thread, "body": body}, secret
+    if operation == "mcp_post":
+        return "POST", "/mcp", {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": {
+            "name": "post", "arguments": {"kind": "note", "thread": thread, "body": body}}}, secret
+    if operation == "floor":
+        return "POST", "/bench/floor", {"thread": thread, "body": body}, secret
+    paths = {"read_thread": f"/api/v1/threads/th_{target.big_thread}", "inbox": "/api/v1/inbox",
+             "inbox_since": f"/api/v1/inbox?since={target.inbox_cursor}", "list_threads": "/api/v1/threads"}
+    return "GET", paths[operation], None, secret
+
+
+def succeeded(operation, status, body):
+    if operation == "mcp_post":
+        return status == 200 and not body["result"]["isError"]
+    return 200 <= status < 300
+
+
+def drive(target, seconds, seed, queue):
+    """One client: send requests for `seconds`; report (latencies of successes, failures by status)."""
+    rng, agent = random.Random(seed), HttpAgent(_Server(target.port), None)
+    latencies, failures, number = [], {}, seed * 1_000_000
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        method, path, body, agent.secret = request_for(target, rng, number)
+        started = time.perf_counter()
+        status, answer, _ = agent.request(method, path, body)
+        elapsed = time.perf_counter() - started
+        if succeeded(target.operation, status, answer):
+            latencies.append(elapsed)
+        else:
+            key = (answer or {}).get("result", {}).get("structuredContent", {}).get("error", {}).get(
+                "reason") if target.operation == "mcp_post" else status
+            failures[key] = failures.get(key, 0) + 1
+        number += 1
+    agent.close()
+    queue.put((latencies, failures))
+
+
+@dataclass
+class Figures:
+    operation: str
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    failures: dict
+
+    @property
+    def throughput(self):
+        return self.requests / self.seconds
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000 if ordered else float("nan")
+
+
+def measure(target, clients, seconds):
+    """Run `clients` processes against `target` for `seconds`; their secrets are split between them."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    share = max(1, len(target.secrets) // clients)
+    processes = [context.Process(target=drive, args=(
+        Target(**{**target.__dict__, "secrets": target.secrets[n * share:(n + 1) * share] or target.secrets}),
+        seconds, n + 1, queue)) for n in range(clients)]
+    for process in processes:
+        process.start()
+    results = [queue.get(timeout=seconds + 120) for _ in processes]
+    for process in processes:
+        process.join()
+    latencies = [value for found, _ in results for value in found]
+    failures = {}
+    for _, found in results:
+        for key, count in found.items():
+            failures[key] = failures.get(key, 0) + count
+    return Figures(target.operation, len(latencies), seconds, percentile(latencies, 0.5),
+                   percentile(latencies, 0.99), failures)
+
+
+def sequential_latency(target, requests):
+    """p50 of `requests` requests from one client, one at a time: latency without queueing."""
+    rng, agent = random.Random(7), HttpAgent(_Server(target.port), None)
+    latencies = []
+    for number in range(requests):
+        method, path, body, agent.secret = request_for(target, rng, number)
+        started = time.perf_counter()
+        agent.request(method, path, body)
+        latencies.append(time.perf_counter() - started)
+    agent.close()
+    return statistics.median(latencies) * 1000
