@@ -28,7 +28,8 @@ class StaffSessionAuthentication(SessionAuthentication):
         user = getattr(request._request, "user", None)
         if not user or not user.is_active or not user.is_staff:
             return None
-        self.enforce_csrf(request)
+        # Django's request, not DRF's: DRF's would parse (and consume) the body to look for a form token.
+        self.enforce_csrf(request._request)
         return user, Actor.for_user(user)
 
 

@@ -32,9 +32,9 @@ class OperationView(APIView):
         if request.method == "GET":
             arguments = {name: request.query_params.get(name) for name in request.query_params}
         else:
-            raw = request._request.body
-            if raw:
+            if int(request.META.get("CONTENT_LENGTH") or 0):
                 require_json_media_type(request.content_type)
+            raw = request._request.body
             arguments = parse_json(raw) if raw else {}
         if self.path_argument:
             prefix, label = PATH_OBJECTS[self.path_argument]

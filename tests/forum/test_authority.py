@@ -125,6 +125,26 @@ def test_a_staff_session_needs_the_csrf_token_when_checks_are_enforced(thread_in
     assert response.json()["error"]["reason"] == "token_invalid"
 
 
+def test_a_staff_session_sending_the_csrf_token_acts_as_the_human(thread_in, human):
+    from rest_framework.test import APIClient
+
+    thread = thread_in("open")
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(human)
+    secret = "a1" * 16
+    client.cookies["csrftoken"] = secret
+    response = client.post("/api/v1/messages", {"kind": "note", "body": "hi", "thread": thread}, format="json",
+                           HTTP_X_CSRFTOKEN=secret)
+    assert accepted(response)["message"]["from"]["identity"] == "human:hannah"
+
+
+def test_rights_hang_on_the_line_not_on_the_extension(thread_in, as_mallory):
+    thread = thread_in("open")
+    with nothing_stored():
+        refused(as_mallory.say("note", "hi", thread=thread, **{"from": {"extension": "writer"}}),
+                403, "token_right_missing")
+
+
 def test_a_logged_in_user_who_is_not_staff_is_not_a_participant(db, django_user_model, thread_in):
     from rest_framework.test import APIClient
 
