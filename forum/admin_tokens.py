@@ -68,7 +68,8 @@ class TokenAdmin(admin.ModelAdmin):
     def response_add(self, request, obj, post_url_continue=None):
         response = TemplateResponse(request, "admin/forum/token/created.html", {
             **self.admin_site.each_context(request), "opts": self.opts, "token": obj,
-            "rights": self.rights_column(obj),            "secret": request.parley_token_secret, "title": f"Token created: {obj.identity}",
+            "rights": self.rights_column(obj), "secret": request.parley_token_secret,
+            "title": f"Token created: {obj.identity}",
         })
         response["Cache-Control"] = "no-store"
         return response

@@ -60,3 +60,13 @@ def test_the_reading_pages_send_non_staff_to_the_login(client, django_user_model
     response = client.get(path)
 
     assert response.status_code == 302 and response.url.startswith("/admin/login/")
+
+
+def test_the_reading_page_reads_in_a_bounded_countof_queries(reader_console, make_thread, as_bob,
+                                                               django_assert_max_num_queries):
+    ref = make_thread("answered")
+    for count in range(5):
+        as_bob.say("note", f"Note {count}", thread=ref)
+
+    with django_assert_max_num_queries(8):
+        assert reader_console.get(page(ref)).status_code == 200

@@ -78,5 +78,5 @@ def test_the_list_reads_in_a_bounded_number_of_queries(console, make_thread, dja
     for stage in ["open", "answered", "proposed_close", "confirmed_close"] * 3:
         make_thread(stage)
 
-    with django_assert_max_num_queries(14):
+    with django_assert_max_num_queries(9):
         assert console.get(CHANGELIST).status_code == 200

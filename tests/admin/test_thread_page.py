@@ -143,5 +143,5 @@ def test_the_pending_proposal_is_shown_with_its_proposer_and_buttons(console, pr
 
 def test_the_thread_page_reads_in_a_bounded_number_of_queries(console, conversation,
                                                               django_assert_max_num_queries):
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(10):
         assert console.get(thread_url(conversation)).status_code == 200

@@ -13,6 +13,13 @@ def create(client, handle="dora", rights=("read", "write"), label="Dora the plan
     return client.post(f"{TOKENS}add/", {"handle": handle, "label": label, "rights": list(rights)})
 
 
+def test_the_create_form_asks_for_handle_label_and_rights(token_console):
+    form = token_console.get(f"{TOKENS}add/").context["adminform"].form
+
+    assert list(form.fields) == ["handle", "label", "rights"]
+    assert form.initial["rights"] == ["read", "write"]
+
+
 def test_creating_a_token_shows_its_secret_exactly_once(token_console):
     response = create(token_console)
 
