@@ -12,6 +12,7 @@ import httpx2
 import pytest
 from django.db import connection
 from mcp import ClientSession
+from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -61,6 +62,19 @@ def test_the_sdk_converses_over_streamable_http(live_server, alice, bob):
         async with http_session(f"{live_server.url}/mcp", alice.secret) as asker, \
                 http_session(f"{live_server.url}/mcp", bob.secret) as answerer:
             await conversation(asker, answerer)
+
+    anyio.run(main)
+
+
+def test_the_sdks_default_client_probes_for_a_newer_revision_then_takes_the_handshake(live_server, alice):
+    """SDK 2's `Client` first asks `server/discover` at 2026-07-28, a revision Parley does not speak: the
+    400 for the unsupported MCP-Protocol-Version sends it back to `initialize` at 2025-11-25."""
+    async def main():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {alice.secret}"}) as http:
+            async with Client(streamable_http_client(f"{live_server.url}/mcp", http_client=http)) as client:
+                assert client.session.protocol_version == "2025-11-25"
+                listed = await client.call_tool("list_threads", {})
+                assert (listed.is_error, listed.structured_content["items"]) == (False, [])
 
     anyio.run(main)
 
