@@ -24,7 +24,7 @@ THREAD_COLUMNS = ["id", "title", "state", "state_origin", "state_confirmed_at", 
                   "loop_run"]
 MESSAGE_COLUMNS = ["id", "thread_id", "parent_id", "depth", "kind", "body", "author_identity",
                    "author_extension", "author_kind", "author_label", "token_id", "awaiting", "created_at"]
-EVENT_COLUMNS = ["id", "thread_id", "message_id", "from_state", "to_state", "label", "origin", "actor", "at",
+EVENT_COLUMNS = ["thread_id", "message_id", "from_state", "to_state", "label", "origin", "actor", "at",
                  "confirmed_at", "confirmed_by"]
 
 
@@ -94,10 +94,10 @@ def thread_rows(first_thread, first_message, count, per_thread, longer, tokens, 
         yield "thread", (number, f"Question {number}", state, "llm", None if answered else at,
                          "" if answered else identity(creator), identity(creator), "", at, at, length, first, last,
                          awaiting[0], awaiting[1], awaiting[2], identity(creator), "", seq, "", "", 0)
-        yield "event", (None, number, first, None, "open", "ask", "llm", identity(creator), at, at,
+        yield "event", (number, first, None, "open", "ask", "llm", identity(creator), at, at,
                         identity(creator))
         if answered:
-            yield "event", (None, number, first + 1, "open", "answered", "answer", "llm",
+            yield "event", (number, first + 1, "open", "answered", "answer", "llm",
                             identity((creator + 1) % tokens), at, None, "")
 
 
@@ -126,17 +126,17 @@ def grow_to(threads, messages, tokens):
 
 
 def _copy_all(rows):
-    """COPY can stream one table at a time on a connection: buffer events and threads, stream messages."""
-    threads, events = [], []
-    messages = (row for kind, row in rows if kind == "message" or _keep(kind, row, threads, events))
-    copy_rows("forum_message", MESSAGE_COLUMNS, messages)
-    copy_rows("forum_thread", THREAD_COLUMNS, threads)
-    copy_rows("forum_stateevent", EVENT_COLUMNS[1:], (row[1:] for row in events))
-
-
-def _keep(kind, row, threads, events):
-    (threads if kind == "thread" else events).append(row)
-    return False
+    """One COPY streams at a time on a connection: stream the messages, buffer threads and events."""
+    buffered = {"thread": [], "event": []}
+    with connection.cursor() as cursor:
+        with cursor.copy(f"COPY forum_message ({', '.join(MESSAGE_COLUMNS)}) FROM STDIN") as copy:
+            for table, row in rows:
+                if table == "message":
+                    copy.write_row(row)
+                else:
+                    buffered[table].append(row)
+    copy_rows("forum_thread", THREAD_COLUMNS, buffered["thread"])
+    copy_rows("forum_stateevent", EVENT_COLUMNS, buffered["event"])
 
 
 def _move_sequences():
