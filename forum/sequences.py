@@ -1,8 +1,20 @@
-"""The inbox orders threads by when they started awaiting, across all threads, so it needs one global
-counter that never makes writers to different threads wait for each other."""
+"""The places of writes in the lists that cursors page through (§11): thread and event ids, and the
+inbox's global counter of when threads started awaiting."""
+from django.db import connection
 from django.db.models import BigIntegerField, Expression
 
 AWAITING_SEQUENCE = "forum_thread_awaiting_seq"
+PLACES_LOCK = 0x7061726C6579  # "parley": one transaction-level advisory lock of this database
+
+
+def take_places():
+    """From here to its commit, the calling write is the only one taking places in the lists. A place taken
+    earlier then always commits earlier, so a poller's cursor never passes a write still in flight and
+    `since` misses nothing (§11). Writers to different threads wait for each other only for this short
+    tail of their transactions. SQLite admits one writer at a time anyway."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [PLACES_LOCK])
 
 
 class NextAwaitingSeq(Expression):

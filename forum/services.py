@@ -13,7 +13,7 @@ from forum.limits import limit
 from forum.models import Message, Right, State, StateEvent, Thread, Token
 from forum.profiles import profile_for_kind
 from forum.selectors import access_thread, require_right, restorable_event
-from forum.sequences import NextAwaitingSeq
+from forum.sequences import NextAwaitingSeq, take_places
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
                                 NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
                                 ThreadLocked)
@@ -41,7 +41,7 @@ def message_post(actor, envelope):
 
 def thread_open(actor, envelope):
     now = timezone.now()
-    _count_write(actor, now)
+    _admit_write(actor, now)
     thread = Thread.objects.create(
         title=title_from(envelope["body"]), state=State.OPEN, state_origin=actor.origin,
         state_confirmed_at=now, state_confirmed_by=actor.identity,  # §8: `open` is confirmed at creation
@@ -82,7 +82,7 @@ def _post_to_thread(actor, envelope):
     apply_profile = profile.prepare(actor, thread, envelope) if profile else None
 
     now = timezone.now()
-    _count_write(actor, now)
+    _admit_write(actor, now)
     confirmed = policies.marks_are_confirmed(actor)
     next_awaiting = policies.awaiting_after_message(kind, thread, new_state, confirmed, parent.author_identity)
     left = None if next_awaiting is policies.POSTED else policies.awaiting(*next_awaiting)
@@ -128,7 +128,7 @@ def state_confirm(actor, thread_id):
     if not thread.is_pending:
         raise NothingToConfirm(state=thread.state)
     now = timezone.now()
-    _count_write(actor, now)
+    _admit_write(actor, now)
     StateEvent.objects.filter(pk=_pending_event_id(thread)).update(confirmed_at=now, confirmed_by=actor.identity)
     thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
     _settle(thread, thread.state, "confirm", actor, now)
@@ -145,7 +145,7 @@ def state_dismiss(actor, thread_id):
     if not thread.is_pending:
         raise NothingToConfirm(state=thread.state)
     now = timezone.now()
-    _count_write(actor, now)
+    _admit_write(actor, now)
     restored = restorable_event(thread)
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
@@ -206,9 +206,17 @@ def _record_event(thread, message, from_state, to_state, label, actor, now, conf
     )
 
 
-def _count_write(actor, now):
-    """§14 `writes_per_minute`: a sliding 60-second window of accepted writes, kept on the token row so
+def _admit_write(actor, now):
+    """Every check but the rate limit has passed: take the write's places in the lists (before its token
+    row, so no writer ever waits for the places while holding a row another one needs), then count it.
+
+    §14 `writes_per_minute`: a sliding 60-second window of accepted writes, kept on the token row so
     that every server process counts the same writes. Humans are not rate limited."""
+    take_places()
+    _count_in_window(actor, now)
+
+
+def _count_in_window(actor, now):
     token = actor.token
     if token is None:
         return
@@ -223,6 +231,6 @@ def _count_write(actor, now):
     if not updated:
         fresh = Token.objects.select_for_update().get(pk=token.pk)
         token.recent_writes, token.write_count = fresh.recent_writes, fresh.write_count
-        return _count_write(actor, now)
+        return _count_in_window(actor, now)
     token.recent_writes, token.write_count = window + [now_ts], token.write_count + 1
 

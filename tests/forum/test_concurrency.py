@@ -2,9 +2,11 @@
 leave two states, a lost message, or a message accepted after a confirmed close."""
 import json
 import threading
+import time
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
+from django.utils import timezone
 
 from forum.models import IdempotencyRecord, Message, StateEvent, Thread
 from tests.conftest import Agent
@@ -109,3 +111,75 @@ def test_racing_retries_with_one_idempotency_key_store_one_message(on_postgresql
     assert {status for _, status, _ in results} == {201}
     assert len({body["message"]["id"] for _, _, body in results}) == 1
     assert Message.objects.count() == 2
+
+
+def waiting_backends():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                       "AND datname = current_database()")
+        return cursor.fetchone()[0]
+
+
+def wait_until(condition, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the racing writes never reached the expected point"
+        time.sleep(0.02)
+
+
+class Hold(threading.Thread):
+    """Keeps an idempotency row of `identity` uncommitted until released: a keyed write of that identity and
+    key blocks right before its commit, after it has taken its place in every list."""
+
+    def __init__(self, identity, key):
+        super().__init__()
+        self.identity, self.key = identity, key
+        self.ready, self.release = threading.Event(), threading.Event()
+
+    def run(self):
+        try:
+            with transaction.atomic():
+                IdempotencyRecord.objects.create(identity=self.identity, key=self.key, fingerprint="held", status=0,
+                                                 response={}, created_at=timezone.now())
+                self.ready.set()
+                self.release.wait(30)
+                transaction.set_rollback(True)
+        finally:
+            connections.close_all()
+
+
+def in_thread(send, results):
+    def work():
+        try:
+            results.append(send())
+        finally:
+            connections.close_all()
+    worker = threading.Thread(target=work)
+    worker.start()
+    return worker
+
+
+@pytest.mark.parametrize("path,params", [("/api/v1/events", {}), ("/api/v1/inbox", {"awaiting": "decision"})])
+def test_a_poller_misses_nothing_when_writes_commit_out_of_order(path, params, on_postgresql, make_token):
+    """§11: a cursor continues after the last item; a write that took an earlier place but committed later
+    must still come after that cursor, never behind it. alice polls; bob's answer is slow, carol's fast."""
+    alice, bob, carol = (Agent(make_token(handle)) for handle in ("alice", "bob", "carol"))
+    first, second = alice.ask("First?"), alice.ask("Second?")
+    cursor = alice.get(path, **params).json()["cursor"]
+    hold = Hold(bob.identity, "slow")
+    hold.start()
+    assert hold.ready.wait(10)
+    results = []
+    slow = in_thread(lambda: bob.post(body={"kind": "answer", "body": "Slow", "thread": first},
+                                      HTTP_IDEMPOTENCY_KEY="slow"), results)
+    wait_until(lambda: waiting_backends() >= 1)
+    fast = in_thread(lambda: carol.say("answer", "Fast", thread=second), results)
+    time.sleep(0.3)  # the fast write commits now, unless it has to wait for the slow one
+    seen = alice.get(path, cursor=cursor, **params).json()
+    hold.release.set()
+    for worker in (slow, fast, hold):
+        worker.join(30)
+    assert sorted(response.status_code for response in results) == [201, 201]
+    later = alice.get(path, cursor=seen["cursor"], **params).json()
+    threads = [item.get("thread", item["id"]) for item in seen["items"] + later["items"]]
+    assert sorted(threads) == sorted([first, second]), "a poller following the cursor missed a write"
