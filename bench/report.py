@@ -1,4 +1,4 @@
-"""Prints the benchmark's figures and its verdicts against the targets."""
+"""Prints the benchmark's figures as they come, and its verdicts against the targets."""
 import math
 
 
@@ -6,21 +6,36 @@ def verdict(ok):
     return "ok" if ok else "MISSED"
 
 
-def print_report(small, large, at_small, at_large, figures, queries):
-    floor = figures["floor"].throughput
-    print(f"\nthroughput and latency at {large.messages} messages ({large.threads} threads)")
-    print(f"{'operation':<14}{'req/s':>9}{'x floor':>9}{'p50 ms':>9}{'p99 ms':>9}  failures")
-    for name, figure in figures.items():
-        print(f"{name:<14}{figure.throughput:>9.1f}{figure.throughput / floor:>9.2f}{figure.p50_ms:>9.1f}"
-              f"{figure.p99_ms:>9.1f}  {figure.failures or ''}")
-    print(f"\nsequential p50 latency, {small.messages} vs {large.messages} messages")
-    for name in at_small:
+def print_load_header(size):
+    print(f"\nthroughput and latency under load at {size.messages} messages ({size.threads} threads)", flush=True)
+    print(f"{'operation':<14}{'req/s':>9}{'x floor':>9}{'p50 ms':>9}{'p99 ms':>9}  failures", flush=True)
+
+
+def print_load_figure(figure, floor):
+    print(f"{figure.operation:<14}{figure.throughput:>9.1f}{figure.throughput / floor:>9.2f}{figure.p50_ms:>9.1f}"
+          f"{figure.p99_ms:>9.1f}  {figure.failures or ''}", flush=True)
+
+
+def print_latencies(label, latencies):
+    print(f"sequential p50 latency at {label}: " + ", ".join(
+        f"{name} {value:.2f} ms" for name, value in latencies.items()), flush=True)
+
+
+def print_growth(at_small, at_large):
+    print("\nlatency growth, 10k -> 1M messages (sequential p50)")
+    for name in at_large:
         ratio = at_large[name] / at_small[name]
         print(f"{name:<14}{at_small[name]:>9.2f} ms{at_large[name]:>9.2f} ms  x{ratio:.2f}  {verdict(ratio <= 1.5)}")
+
+
+def print_queries(queries):
     print("\nqueries per operation (full request stack)")
     for name, number in queries.items():
         print(f"{name:<32}{number:>4}")
-    post, mcp = figures["post"].throughput, figures["mcp_post"].throughput
+
+
+def print_targets(figures, queries):
+    floor, post, mcp = (figures[name].throughput for name in ("floor", "post", "mcp_post"))
     worst_post_queries = max(number for name, number in queries.items() if name.startswith("post"))
     print("\ntargets")
     print(f"post / floor            {post / floor:.2f}  (>= 0.5)  {verdict(post >= 0.5 * floor)}")

@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 import time
+from urllib.parse import urlsplit
 
 TARGETS = "post >= 0.5x floor; <= 8 queries per post; read_thread(200) and inbox at 1M <= 1.5x their 10k " \
           "latency; MCP post >= 0.9x REST post"
@@ -28,6 +29,8 @@ def arguments():
     parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (default: its config's)")
     parser.add_argument("--worker-threads", type=int, default=4)
     parser.add_argument("--latency-requests", type=int, default=300)
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep an already seeded database (skips the 10k figures when it is larger)")
     return parser.parse_args()
 
 
@@ -72,37 +75,66 @@ def latencies_at(args, size, secrets):
                 for operation in ("read_thread", "inbox", "inbox_since")}
 
 
+def recreate_database(url):
+    """The benchmark owns its database: it starts from nothing unless --reuse."""
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(url.replace(parts.path, "/postgres", 1), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+
+
+def seeded(label, grow):
+    started = time.monotonic()
+    size = grow()
+    print(f"{label}: {size.threads} threads, {size.messages} messages, {time.monotonic() - started:.1f}s",
+          flush=True)
+    return size
+
+
 def main():
     args = arguments()
+    if not args.reuse:
+        recreate_database(args.database_url)
     setup_django(args.database_url)
     from bench import report, seed
     from bench.queries import queries_per_operation
 
     secrets = [seed.bench_secret(number) for number in range(args.tokens)]
-    started = time.monotonic()
-    small = seed.grow_to(args.small_threads, args.small_messages, args.tokens)
-    print(f"seeded {small.threads} threads, {small.messages} messages in {time.monotonic() - started:.1f}s")
-    at_small = latencies_at(args, small, secrets)
-    started = time.monotonic()
-    large = seed.grow_to(args.threads, args.messages, args.tokens)
-    print(f"grew to {large.threads} threads, {large.messages} messages in {time.monotonic() - started:.1f}s")
+    at_small = None
+    if seed.current_size().messages <= args.small_messages:
+        small = seeded("seeded", lambda: seed.grow_to(args.small_threads, args.small_messages, args.tokens))
+        at_small = latencies_at(args, small, secrets)
+        report.print_latencies(f"{small.messages} messages", at_small)
+    large = seeded("grown to", lambda: seed.grow_to(args.threads, args.messages, args.tokens))
     at_large = latencies_at(args, large, secrets)
+    report.print_latencies(f"{large.messages} messages", at_large)
+    if at_small:
+        report.print_growth(at_small, at_large)
     figures = load_figures(args, large, secrets)
     queries = queries_per_operation(secrets[0], large)
-    report.print_report(small, large, at_small, at_large, figures, queries)
+    report.print_queries(queries)
+    report.print_targets(figures, queries)
     print(f"targets: {TARGETS}")
 
 
 def load_figures(args, size, secrets):
+    from bench import report
     from bench.loadgen import measure
 
     # Writes are rate limited per token: REST and MCP posts each get their own half of the tokens.
     half = len(secrets) // 2
     plan = [("floor", secrets), ("post", secrets[:half]), ("mcp_post", secrets[half:]), ("read_thread", secrets),
             ("inbox", secrets), ("inbox_since", secrets), ("list_threads", secrets)]
+    figures = {}
+    report.print_load_header(size)
     with bench_server(args) as server:
-        return {operation: measure(target_for(server, size, operation, tokens), args.clients, args.seconds)
-                for operation, tokens in plan}
+        for operation, tokens in plan:
+            figures[operation] = measure(target_for(server, size, operation, tokens), args.clients, args.seconds)
+            report.print_load_figure(figures[operation], figures["floor"].throughput)
+    return figures
 
 
 if __name__ == "__main__":
