@@ -14,6 +14,9 @@ from forum.profiles import Profile, register
 from parley_site.shapes import Int
 
 WAIT_MAX_SECONDS = 30  # §16, §14.1
+# One note can wake hundreds of waiters at once. Only a few of a process's waiters use the database at
+# the same time, so such a burst queues here instead of exhausting the database's connections.
+DATABASE_TURNS = threading.BoundedSemaphore(8)
 STREAM_PATH = "GET /api/v1/events/stream"
 WAIT_ARG = {"wait": Int(0, WAIT_MAX_SECONDS, description=(
     "Seconds to hold the call while nothing new is there after the cursor (0-30, default 0); answers as "
@@ -73,15 +76,19 @@ def wait_for(read, seconds, concerns):
     waiter = HUB.subscribe(concerns, woken.set)
     try:
         items = read()
+        if not items:
+            release_connection()
         while not items:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            release_connection()
             if not woken.wait(remaining):
                 break
             woken.clear()
-            items = read()
+            with DATABASE_TURNS:
+                items = read()
+                if not items:
+                    release_connection()
         return items
     finally:
         HUB.unsubscribe(waiter)

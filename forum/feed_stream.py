@@ -16,7 +16,8 @@ from django.db.models import Max
 
 from forum import cursors, selectors
 from forum.feed import concerns_events, concerns_inbox, feed_setting
-from forum.feed_hub import HUB
+from forum.feed_horizon import EventHorizon
+from forum.feed_hub import HUB, is_postgresql
 from forum.models import StateEvent, Thread
 from forum.wire import event_json, thread_json
 from parley_site.errors import InvalidBody
@@ -36,10 +37,22 @@ class Stream:
     render: Callable  # item -> JSON
     concerns: Callable  # note -> may it concern this stream?
     page: int
+    horizon: EventHorizon | None = None
     after: int = 0
+    caught_up: bool = False  # nothing more to read until a note comes
+    recheck_in: float | None = None  # seconds until a held-back gap should be looked at again
 
     def next_items(self):
-        return self.read(self.after, self.page)
+        if self.horizon is None:
+            items = self.read(self.after, self.page)
+            self.caught_up = len(items) < self.page
+            return items
+        bound, self.recheck_in, more = self.horizon.bound(self.after, self.page)
+        items = [item for item in self.read(self.after, self.page) if self.position(item) <= bound]
+        self.caught_up = not more and len(items) < self.page
+        if not items:
+            self.after = bound  # everything up to bound is settled and none of it is ours
+        return items
 
     def frame(self, item):
         self.after = self.position(item)
@@ -63,7 +76,8 @@ def stream_for(actor, args, page):
     thread_id = args.get("thread")
     return Stream("events", lambda after, size: selectors.event_list(
         actor, thread_id=thread_id, after=after, limit=size),
-        lambda event: event.pk, event_json, concerns_events(thread_id), page)
+        lambda event: event.pk, event_json, concerns_events(thread_id), page,
+        EventHorizon() if is_postgresql() else None)
 
 
 def head(scope):
@@ -91,18 +105,23 @@ async def sse_frames(stream, first_items):
     heartbeat = feed_setting("heartbeat_seconds")
     try:
         yield f"retry: {RETRY_MILLISECONDS}\n\n"
-        items = first_items
+        items, quiet_since = first_items, loop.time()
         while True:
             for item in items:
                 yield stream.frame(item)
-            if len(items) < stream.page:  # caught up: sleep until a note concerns us
+                quiet_since = loop.time()
+            if stream.caught_up:
+                quiet_left = quiet_since + heartbeat - loop.time()
                 try:
-                    await asyncio.wait_for(woken.wait(), heartbeat)
+                    await asyncio.wait_for(woken.wait(), min(quiet_left, stream.recheck_in or quiet_left))
+                    woken.clear()
                 except TimeoutError:
-                    yield ": heartbeat\n\n"
-                    items = []
-                    continue
-                woken.clear()
+                    if loop.time() - quiet_since >= heartbeat:
+                        yield ": heartbeat\n\n"
+                        quiet_since = loop.time()
+                    if stream.recheck_in is None:
+                        items = []
+                        continue
             items = await loop.run_in_executor(READS, guarded_read, stream)
     finally:
         HUB.unsubscribe(waiter)

@@ -14,7 +14,7 @@ from rest_framework.settings import api_settings
 from forum import cursors
 from forum.actors import Actor
 from forum.envelope import EXTENSION_PATTERN
-from forum.feed import feed_setting, release_connection
+from forum.feed import DATABASE_TURNS, feed_setting, release_connection
 from forum.feed_slots import SLOTS, owner_key
 from forum.feed_stream import head, sse_frames, stream_for
 from forum.operations import AWAITING_ACTS, THREAD_ARG, paging, paging_fields
@@ -42,23 +42,27 @@ def authenticate(request):
 
 def open_stream(request):
     """Every check, the first read, and a stream slot; returns (stream, first items, release)."""
-    actor = authenticate(request)
-    args = stream_shape().validate({name: request.GET.get(name) for name in request.GET})
-    stream = stream_for(actor, args, args.get("limit", 50))
+    with DATABASE_TURNS:
+        actor = authenticate(request)
+        args = stream_shape().validate({name: request.GET.get(name) for name in request.GET})
+        stream = stream_for(actor, args, args.get("limit", 50))
+        stream.after = starting_position(request, args, stream.scope)
+        first_items = stream.next_items()  # token_right_missing, not_found
+        owner, maximum = owner_key(actor), feed_setting("streams_per_token_max")
+        slot = SLOTS.acquire(owner, maximum)
+        if slot is None:
+            raise LimitExceeded("streams_per_token_max", maximum)
+        release_connection()
+    return stream, first_items, lambda: SLOTS.release(owner, slot)
+
+
+def starting_position(request, args, scope):
     resume = request.headers.get("Last-Event-ID")
     if resume is not None:  # a reconnect resumes where it stopped, whatever the URL's own since= says
-        stream.after = cursors.decode(stream.scope, resume, "Last-Event-ID")
-    elif "since" in args or "cursor" in args:
-        stream.after, _ = paging(args, stream.scope)
-    else:
-        stream.after = head(stream.scope)
-    first_items = stream.next_items()  # token_right_missing, not_found
-    owner, maximum = owner_key(actor), feed_setting("streams_per_token_max")
-    slot = SLOTS.acquire(owner, maximum)
-    if slot is None:
-        raise LimitExceeded("streams_per_token_max", maximum)
-    release_connection()
-    return stream, first_items, lambda: SLOTS.release(owner, slot)
+        return cursors.decode(scope, resume, "Last-Event-ID")
+    if "since" in args or "cursor" in args:
+        return paging(args, scope)[0]
+    return head(scope)
 
 
 async def event_stream(request):

@@ -4,6 +4,7 @@ in this process's memory."""
 import http.client
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -122,37 +123,62 @@ class Live:
 
 
 class SseStream:
-    """A Server-Sent Events client: yields (id, data) per event, and counts comment lines."""
+    """A Server-Sent Events client on a raw socket (so that waiting in vain for an event leaves it usable):
+    next_event() gives (id, data) per event and records comment lines."""
 
     def __init__(self, port, path, headers):
-        self.client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        self.client.request("GET", path, headers=headers)
-        self.response = self.client.getresponse()
-        self.comments = []
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        lines = [f"GET {path} HTTP/1.1", "Host: 127.0.0.1", *(f"{k}: {v}" for k, v in headers.items())]
+        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        self.raw, self.text, self.comments = b"", "", []
+        while b"\r\n\r\n" not in self.raw:
+            assert self._receive(time.monotonic() + 10), "no response head"
+        head, self.raw = self.raw.split(b"\r\n\r\n", 1)
+        self.status = int(head.split()[1])
+        self.head = head.decode().lower()
 
-    @property
-    def status(self):
-        return self.response.status
+    def _receive(self, deadline):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([self.sock], [], [], remaining)[0]:
+            return False
+        data = self.sock.recv(65536)
+        assert data, "the server closed the stream"
+        self.raw += data
+        return True
+
+    def _dechunk(self):
+        while b"\r\n" in self.raw:
+            size_line, rest = self.raw.split(b"\r\n", 1)
+            size = int(size_line, 16)
+            if len(rest) < size + 2:
+                return
+            self.text += rest[:size].decode()
+            self.raw = rest[size + 2:]
 
     def refusal(self):
-        return json.loads(self.response.read())
+        length = int(self.head.split("content-length: ")[1].split("\r\n")[0])
+        while len(self.raw) < length:
+            assert self._receive(time.monotonic() + 10)
+        return json.loads(self.raw[:length])
 
     def next_event(self, timeout=5.0):
         """The next event as (id, parsed data), or None when none comes within `timeout` seconds."""
-        self.client.sock.settimeout(timeout)
-        fields = {}
-        try:
-            while True:
-                line = self.response.readline().decode().rstrip("\n")
-                if line.startswith(":"):
-                    self.comments.append(line)
-                elif line:
-                    name, _, value = line.partition(": ")
-                    fields[name] = value
-                elif "data" in fields:
+        deadline = time.monotonic() + timeout
+        while True:
+            self._dechunk()
+            while "\n\n" in self.text:
+                block, self.text = self.text.split("\n\n", 1)
+                fields = {}
+                for line in block.split("\n"):
+                    if line.startswith(":"):
+                        self.comments.append(line)
+                    else:
+                        name, _, value = line.partition(": ")
+                        fields[name] = value
+                if "data" in fields:
                     return fields.get("id"), json.loads(fields["data"])
-        except TimeoutError:
-            return None
+            if not self._receive(deadline):
+                return None
 
     def events(self, count, timeout=5.0):
         found = []
@@ -163,7 +189,7 @@ class SseStream:
         return found
 
     def close(self):
-        self.client.close()
+        self.sock.close()
 
 
 @pytest.fixture

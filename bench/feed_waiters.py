@@ -1,0 +1,201 @@
+"""How many waiting agents one machine holds while posts keep flowing, and how fast they wake (§16).
+
+Starts the ASGI server (uvicorn, --workers processes) on 127.0.0.1 against a PostgreSQL database of its
+own, opens --waiters waiting agents (each its own token), each following the events of one of --threads
+threads (so a post wakes about waiters/threads of them) by SSE or by long-poll (`wait=30`), then posts
+re-decisions at --rate per second for --seconds and prints how many waiters stayed connected and the
+wake-up latency: from the event's own time `at` (taken inside the write, before its commit) to the moment
+the waiter has read it. Not a test: it prints figures (docs/performance.md records them).
+
+    .venv/bin/python bench/feed_waiters.py --waiters 1000 --mode sse
+"""
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def options():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--waiters", type=int, default=1000)
+    parser.add_argument("--threads", type=int, default=100, help="threads the waiters spread over")
+    parser.add_argument("--mode", choices=["sse", "longpoll"], default="sse")
+    parser.add_argument("--rate", type=float, default=10.0, help="posts per second")
+    parser.add_argument("--seconds", type=float, default=30.0, help="how long posts flow")
+    parser.add_argument("--workers", type=int, default=2, help="server processes")
+    parser.add_argument("--port", type=int, default=18471)
+    parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/parley_feed_bench")
+    return parser.parse_args()
+
+
+def prepare(args):
+    """A fresh database with a writer, the threads, and one token per waiter."""
+    import psycopg
+
+    name = args.database.rsplit("/", 1)[1]
+    with psycopg.connect(args.database.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    from forum import services
+    from forum.actors import Actor
+    from forum.envelope import clean_envelope
+    from forum.tokens import token_create
+
+    writer, writer_secret = token_create("writer", {"read", "write", "lock"})
+    threads = [services.message_post(Actor.for_token(writer), clean_envelope({"kind": "ask", "body": f"Thread {n}"}))
+               [1].pk for n in range(args.threads)]
+    secrets = [token_create(f"waiter-{n}", {"read"})[1] for n in range(args.waiters)]
+    return writer_secret, threads, secrets
+
+
+def start_server(args):
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "parley_site.settings", "DATABASE_URL": args.database,
+           "SECRET_KEY": "bench-only", "PARLEY_WRITES_PER_MINUTE": "1000000", "LOG_LEVEL": "WARNING",
+           "LOG_FORMAT": "text", "ALLOWED_HOSTS": "127.0.0.1"}
+    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "parley_site.asgi:application", "--host",
+                               "127.0.0.1", "--port", str(args.port), "--workers", str(args.workers),
+                               "--log-level", "warning", "--no-access-log", "--backlog", "4096"],
+                              cwd=ROOT, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit("the server exited at start")
+        try:
+            socket.create_connection(("127.0.0.1", args.port), timeout=1).close()
+            return server
+        except OSError:
+            time.sleep(0.2)
+    server.terminate()
+    raise SystemExit("the server did not start")
+
+
+async def http_get(port, path, secret, timeout=40):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {secret}\r\n"
+                 f"Connection: close\r\n\r\n".encode())
+    await writer.drain()
+    raw = await asyncio.wait_for(reader.read(), timeout)
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def arrival(event, lags):
+    lags.append(time.time() - datetime.fromisoformat(event["at"].replace("Z", "+00:00")).timestamp())
+
+
+async def sse_waiter(port, secret, thread, state):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
+    writer.write(f"GET /api/v1/events/stream?thread={thread} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 f"Authorization: Bearer {secret}\r\nAccept: text/event-stream\r\n\r\n".encode())
+    await writer.drain()
+    status = (await reader.readline()).split()[1]
+    if status != b"200":
+        state["refused"] += 1
+        return
+    state["connected"] += 1
+    try:
+        while line := await reader.readline():
+            if line.startswith(b"data: {"):
+                arrival(json.loads(line[6:]), state["lags"])
+    finally:
+        state["connected"] -= 1
+        writer.close()
+
+
+async def longpoll_waiter(port, secret, thread, state):
+    path = f"/api/v1/threads/{thread}/events"
+    status, body = await http_get(port, path, secret)
+    cursor = json.loads(body[body.index(b"{"):body.rindex(b"}") + 1])["cursor"]
+    state["connected"] += 1
+    while True:
+        status, body = await http_get(port, f"{path}?wait=30&cursor={cursor}", secret)
+        if status != 200:
+            state["refused"] += 1
+            return
+        page = json.loads(body[body.index(b"{"):body.rindex(b"}") + 1])  # chunked framing aside
+        for event in page["items"]:
+            arrival(event, state["lags"])
+        cursor = page["cursor"]
+
+
+async def post(port, secret, thread):
+    body = json.dumps({"kind": "decide", "body": "re-decided", "thread": thread}).encode()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"POST /api/v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {secret}\r\n"
+                 f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+                 .encode() + body)
+    await writer.drain()
+    status = int((await reader.readline()).split()[1])
+    writer.close()
+    return status
+
+
+async def run(args, writer_secret, threads, secrets):
+    state = {"connected": 0, "refused": 0, "lags": []}
+    waiter = sse_waiter if args.mode == "sse" else longpoll_waiter
+    tasks = []
+    for n, secret in enumerate(secrets):
+        tasks.append(asyncio.create_task(waiter(args.port, secret, threads[n % len(threads)], state)))
+        if n % 50 == 49:
+            await asyncio.sleep(0.05)  # a ramp, as agents would arrive
+    await asyncio.sleep(3)
+    held_at_start = state["connected"]
+    posted, failed, started = 0, 0, time.monotonic()
+    while time.monotonic() - started < args.seconds:
+        status = await post(args.port, writer_secret, random.choice(threads))
+        posted, failed = posted + 1, failed + (status != 201)
+        await asyncio.sleep(max(0.0, posted / args.rate - (time.monotonic() - started)))
+    await asyncio.sleep(2)
+    report(args, state, held_at_start, posted, failed)
+    for task in tasks:
+        task.cancel()
+
+
+def report(args, state, held_at_start, posted, failed):
+    lags = sorted(state["lags"])
+    expected = posted * args.waiters / args.threads
+    print(f"mode={args.mode} workers={args.workers} waiters={args.waiters} threads={args.threads} "
+          f"rate={args.rate}/s seconds={args.seconds}")
+    print(f"waiters connected: {held_at_start} at start, {state['connected']} at the end; "
+          f"refused {state['refused']}")
+    print(f"posts: {posted} ({failed} failed); deliveries: {len(lags)} (about {expected:.0f} expected)")
+    if lags:
+        p50, p99 = lags[len(lags) // 2], lags[min(len(lags) - 1, int(len(lags) * 0.99))]
+        print(f"wake-up latency: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max {lags[-1] * 1000:.0f} ms, "
+              f"mean {statistics.mean(lags) * 1000:.0f} ms")
+
+
+def main():
+    args = options()
+    os.environ["DATABASE_URL"] = args.database
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parley_site.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only")
+    os.environ["PARLEY_WRITES_PER_MINUTE"] = "1000000"
+    writer_secret, threads, secrets = prepare(args)
+    server = start_server(args)
+    try:
+        asyncio.run(run(args, writer_secret, [f"th_{pk}" for pk in threads], secrets))
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""The feed on real servers: two ASGI processes on 127.0.0.1 against the test database (PostgreSQL),
+written to through one and waited on through the other."""
+import threading
+import time
+
+import psycopg
+import pytest
+
+from tests.feed.conftest import SERVER_STREAMS_PER_TOKEN, database_url
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def in_background(call):
+    """Run call() in a thread; returns a join() that gives its result and the time it finished."""
+    outcome = {}
+
+    def run():
+        outcome["result"] = call()
+        outcome["at"] = time.monotonic()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+
+    def join():
+        worker.join(40)
+        return outcome["result"], outcome["at"]
+    return join
+
+
+def test_a_waiter_in_one_process_is_woken_within_a_second_by_a_post_through_another(servers, live, alice, bob):
+    first, second = servers
+    waiter, writer = live(first, bob), live(second, alice)
+    cursor = waiter.get("/api/v1/inbox")[1]["cursor"]
+    join = in_background(lambda: waiter.get("/api/v1/inbox", wait=20, since=cursor))
+    time.sleep(1)  # the waiter is waiting
+    posted = time.monotonic()
+    thread = writer.say("ask", "Who wakes up?")["thread"]["id"]
+    (status, page), woken = join()
+    assert status == 200
+    assert [item["id"] for item in page["items"]] == [thread]
+    assert woken - posted < 1.0
+
+
+def test_an_event_waiter_on_one_thread_sleeps_through_other_threads(servers, live, alice, bob):
+    first, second = servers
+    waiter, writer = live(first, bob), live(second, alice)
+    watched = writer.say("ask", "Watched")["thread"]["id"]
+    other = writer.say("ask", "Elsewhere")["thread"]["id"]
+    cursor = waiter.get(f"/api/v1/threads/{watched}/events")[1]["cursor"]
+    join = in_background(lambda: waiter.get(f"/api/v1/threads/{watched}/events", wait=20, cursor=cursor))
+    time.sleep(1)
+    live(second, bob).say("answer", "not the watched one", thread=other)
+    time.sleep(0.5)
+    posted = time.monotonic()
+    live(second, bob).say("answer", "the watched one", thread=watched)
+    (status, page), woken = join()
+    assert [(event["thread"], event["label"]) for event in page["items"]] == [(watched, "answer")]
+    assert woken - posted < 1.0
+
+
+def test_a_long_poll_that_times_out_returns_empty_with_the_cursor_unchanged(servers, live, alice, bob):
+    live(servers[1], alice).say("ask", "Before the cursor")
+    cursor = live(servers[0], bob).get("/api/v1/inbox")[1]["cursor"]
+    started = time.monotonic()
+    status, page = live(servers[0], bob).get("/api/v1/inbox", wait=2, since=cursor)
+    assert 2 <= time.monotonic() - started < 3
+    assert (status, page) == (200, {"items": [], "cursor": cursor})
+
+
+def test_the_inbox_long_poll_hides_a_question_of_the_callers_own_extension(servers, live, alice):
+    first, second = servers
+    cursor = live(first, alice).get("/api/v1/inbox", extension="scout")[1]["cursor"]
+    join = in_background(lambda: live(first, alice).get("/api/v1/inbox", extension="scout", wait=3, since=cursor))
+    time.sleep(1)
+    live(second, alice).say("ask", "Asked by my own scout", **{"from": {"extension": "scout"}})
+    (status, page), _ = join()
+    assert (status, page) == (200, {"items": [], "cursor": cursor})
+
+
+def test_a_stream_opened_without_a_cursor_starts_with_what_happens_from_then_on(servers, live, alice, bob):
+    first, second = servers
+    writer = live(second, alice)
+    writer.say("ask", "Before the stream")
+    stream = live(first, bob).stream()
+    try:
+        assert stream.status == 200
+        later = writer.say("ask", "After the stream opened")["thread"]["id"]
+        (_, event), = stream.events(1)
+        assert (event["thread"], event["label"]) == (later, "ask")
+    finally:
+        stream.close()
+
+
+def test_a_resumed_stream_delivers_every_event_exactly_once(servers, live, alice, bob, mod):
+    first, second = servers
+    writer, reader = live(second, alice), live(first, bob)
+    start = reader.get("/api/v1/events")[1]["cursor"]
+    stream = reader.stream(since=start)
+    threads = [writer.say("ask", f"Question {n}")["thread"]["id"] for n in range(3)]
+    seen = stream.events(2)
+    stream.close()  # the connection drops after two events; more happen meanwhile
+    for thread in threads:
+        live(second, bob).say("answer", "an answer", thread=thread)
+    live(second, mod).say("close", "closed by moderation", thread=threads[0])
+    resumed = live(second, bob).stream(last_event_id=seen[-1][0], since=start)  # the header wins
+    try:
+        seen += resumed.events(5)
+        assert resumed.next_event(timeout=1.5) is None
+    finally:
+        resumed.close()
+    expected = [event["id"] for event in reader.get("/api/v1/events", since=start)[1]["items"]]
+    assert len(expected) == 7
+    assert [event["id"] for _, event in seen] == expected
+    cursors = [cursor for cursor, _ in seen]
+    assert len(set(cursors)) == len(cursors)
+
+
+def test_the_inbox_stream_carries_only_what_enters_the_callers_inbox(servers, live, alice, bob):
+    first, second = servers
+    as_scout = live(first, alice).stream(inbox="1", extension="scout")
+    as_line = live(second, alice).stream(inbox="1")
+    try:
+        own = live(second, alice).say("ask", "Mine, asked by the scout", **{"from": {"extension": "scout"}})
+        theirs = live(first, bob).say("ask", "Bob asks")["thread"]["id"]
+        live(first, alice).say("answer", "answered by alice", thread=theirs)  # not a question: not an entry
+        # The scout never sees its own question; the line's unnamed extension may answer it (§3).
+        assert [event["id"] for _, event in as_scout.events(1)] == [theirs]
+        assert [event["id"] for _, event in as_line.events(2)] == [own["thread"]["id"], theirs]
+        assert as_scout.next_event(timeout=1.5) is None
+    finally:
+        as_scout.close()
+        as_line.close()
+
+
+def test_streams_past_the_per_token_limit_are_refused_across_processes(servers, live, bob):
+    opened = [live(servers[n % 2], bob).stream() for n in range(SERVER_STREAMS_PER_TOKEN)]
+    try:
+        assert [stream.status for stream in opened] == [200] * SERVER_STREAMS_PER_TOKEN
+        refused = live(servers[0], bob).stream()
+        assert refused.status == 409
+        assert refused.refusal()["error"]["detail"]["limit"] == "streams_per_token_max"
+        opened.pop().close()
+        time.sleep(0.5)  # the server notices the client has gone
+        again = live(servers[1], bob).stream()
+        assert again.status == 200
+        opened.append(again)
+    finally:
+        for stream in opened:
+            stream.close()
+
+
+def test_a_quiet_stream_sends_a_heartbeat_comment(servers, live, bob):
+    stream = live(servers[0], bob).stream()
+    try:
+        assert stream.next_event(timeout=2.5) is None
+        assert ": heartbeat" in stream.comments
+    finally:
+        stream.close()
+
+
+def test_the_event_stream_waits_for_an_id_drawn_earlier_that_commits_later(servers, live, alice, bob):
+    # Two writers: the first draws its event id, the second draws the next id and commits first.
+    first, second = servers
+    thread = live(second, alice).say("ask", "Out of order")["thread"]["id"]
+    stream = live(first, bob).stream()
+    slow = psycopg.connect(database_url())
+    try:
+        early = slow.execute(
+            "INSERT INTO forum_stateevent (thread_id, from_state, to_state, label, origin, actor, at, confirmed_by)"
+            " VALUES (%s, 'open', 'open', 'note', 'llm', 'ainotes:slow', now(), '') RETURNING id",
+            [int(thread.removeprefix("th_"))]).fetchone()[0]
+        live(second, bob).say("answer", "committed first", thread=thread)
+        assert stream.next_event(timeout=0.5) is None  # the later id waits for the earlier one
+        slow.commit()  # no note: the stream looks again by itself once the gap is old enough
+        ids = [event["id"] for _, event in stream.events(2)]
+        assert ids == [f"ev_{early}", f"ev_{early + 1}"]
+    finally:
+        slow.close()
+        stream.close()
