@@ -174,3 +174,9 @@ def test_the_creators_unnamed_line_and_an_extension_are_different_speakers(threa
 
 def test_a_mark_is_not_a_reply_so_the_creator_may_mark_below_her_own_ask(thread, as_alice):
     accepted(as_alice.say("decide", "settled", thread=thread))
+
+
+def test_the_body_and_title_limits_are_the_manifests(low_limits, as_bob):
+    low_limits(body_max_chars=10, title_max_chars=4)
+    assert refused(as_bob.say("ask", "eleven char"), 400, "invalid_body")["detail"]["field"] == "body"
+    assert accepted(as_bob.say("ask", "ten chars!"))["thread"]["title"] == "ten "

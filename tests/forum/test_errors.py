@@ -137,3 +137,13 @@ def test_the_loop_guard_beats_the_rate_limit(low_limits, thread_in, as_bob, as_c
     accepted(as_carol.say("note", "pong", thread=thread))
     low_limits(loop_exchange_max=2, writes_per_minute=1)
     refused(as_bob.say("note", "ping", thread=thread), 409, "loop_guard")
+
+
+def test_a_line_attesting_its_own_claim_is_self_attest(thread_in, as_bob):
+    """The one §13 reason the core's post path raises for a profile (§10): refused before anything is stored."""
+    thread = thread_in("open")
+    claim = accepted(as_bob.say("assert", "Parley listens on 8000", thread=thread))["claim"]["id"]
+    proof = [{"kind": "url", "ref": "https://example.org/parley"}]
+    with nothing_stored():
+        refused(as_bob.say("attest", "I agree with myself", thread=thread, claim=claim, proof=proof),
+                409, "self_attest")
