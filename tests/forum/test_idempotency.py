@@ -114,3 +114,19 @@ def test_reads_ignore_the_idempotency_header(thread_in, as_bob):
     response = as_bob.client.get(f"/api/v1/threads/{thread}", HTTP_IDEMPOTENCY_KEY="not a key")
     assert response.status_code == 200
     assert Message.objects.count() == 1
+
+
+def test_a_key_is_remembered_for_24_hours_only(thread_in, as_bob, monkeypatch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    thread = thread_in("open")
+    real_now = timezone.now
+    monkeypatch.setattr(timezone, "now", lambda: real_now() - timedelta(hours=23, minutes=59))
+    first = accepted(keyed(as_bob, "daily", kind="note", body="same", thread=thread))
+    monkeypatch.setattr(timezone, "now", real_now)
+    assert accepted(keyed(as_bob, "daily", kind="note", body="same", thread=thread)) == first
+    monkeypatch.setattr(timezone, "now", lambda: real_now() + timedelta(minutes=2))
+    fresh = accepted(keyed(as_bob, "daily", kind="note", body="same", thread=thread))
+    assert fresh["message"]["id"] != first["message"]["id"]

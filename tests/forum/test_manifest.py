@@ -89,3 +89,8 @@ def test_the_openapi_document_needs_no_token(client, db):
     response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
     assert "/api/v1/messages" in response.json()["paths"]
+
+
+@pytest.mark.parametrize("path", ["/api/docs/", "/api/redoc/"])
+def test_the_api_docs_are_browsable_without_a_token(path, client, db):
+    assert client.get(path).status_code == 200
