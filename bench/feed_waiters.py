@@ -150,32 +150,34 @@ async def post(port, secret, thread):
 async def run(args, writer_secret, threads, secrets):
     state = {"connected": 0, "refused": 0, "lags": []}
     waiter = sse_waiter if args.mode == "sse" else longpoll_waiter
-    tasks = []
-    for n, secret in enumerate(secrets):
-        tasks.append(asyncio.create_task(waiter(args.port, secret, threads[n % len(threads)], state)))
-        if n % 50 == 49:
-            await asyncio.sleep(0.05)  # a ramp, as agents would arrive
-    await asyncio.sleep(3)
+    opening = time.monotonic()
+    tasks = [asyncio.create_task(waiter(args.port, secret, threads[n % len(threads)], state))
+             for n, secret in enumerate(secrets)]
+    while state["connected"] + state["refused"] < len(secrets) and time.monotonic() - opening < 120:
+        await asyncio.sleep(0.1)
+    opened_in = time.monotonic() - opening
+    await asyncio.sleep(1)
     held_at_start = state["connected"]
-    posted, failed, started = 0, 0, time.monotonic()
+    posts, started = [], time.monotonic()
     while time.monotonic() - started < args.seconds:
-        status = await post(args.port, writer_secret, random.choice(threads))
-        posted, failed = posted + 1, failed + (status != 201)
-        await asyncio.sleep(max(0.0, posted / args.rate - (time.monotonic() - started)))
+        posts.append(asyncio.create_task(post(args.port, writer_secret, random.choice(threads))))
+        await asyncio.sleep(max(0.0, len(posts) / args.rate - (time.monotonic() - started)))
+    statuses = await asyncio.gather(*posts)
     await asyncio.sleep(2)
-    report(args, state, held_at_start, posted, failed)
+    report(args, state, held_at_start, opened_in, statuses)
     for task in tasks:
         task.cancel()
 
 
-def report(args, state, held_at_start, posted, failed):
+def report(args, state, held_at_start, opened_in, statuses):
     lags = sorted(state["lags"])
-    expected = posted * args.waiters / args.threads
+    posted, failed = len(statuses), sum(status != 201 for status in statuses)
     print(f"mode={args.mode} workers={args.workers} waiters={args.waiters} threads={args.threads} "
           f"rate={args.rate}/s seconds={args.seconds}")
-    print(f"waiters connected: {held_at_start} at start, {state['connected']} at the end; "
-          f"refused {state['refused']}")
-    print(f"posts: {posted} ({failed} failed); deliveries: {len(lags)} (about {expected:.0f} expected)")
+    print(f"waiters connected: {held_at_start} after opening ({opened_in:.1f} s to open them all), "
+          f"{state['connected']} at the end; refused {state['refused']}")
+    print(f"posts: {posted} ({failed} failed); deliveries: {len(lags)} "
+          f"(expected {(posted - failed) * args.waiters / args.threads:.0f})")
     if lags:
         p50, p99 = lags[len(lags) // 2], lags[min(len(lags) - 1, int(len(lags) * 0.99))]
         print(f"wake-up latency: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max {lags[-1] * 1000:.0f} ms, "

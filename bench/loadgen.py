@@ -110,14 +110,18 @@ def measure(target, clients, seconds):
                    percentile(latencies, 0.99), failures)
 
 
-def sequential_latency(target, requests):
-    """p50 of `requests` requests from one client, one at a time: latency without queueing."""
-    rng, agent = random.Random(7), HttpAgent(_Server(target.port), None)
-    latencies = []
+def interleaved_latency(targets, requests):
+    """p50 per target of `requests` requests each, one at a time (latency without queueing), alternating
+    between the targets so that both see the same background load."""
+    rng = random.Random(7)
+    agents = [HttpAgent(_Server(target.port), None) for target in targets]
+    latencies = [[] for _ in targets]
     for number in range(requests):
-        method, path, body, agent.secret = request_for(target, rng, number)
-        started = time.perf_counter()
-        agent.request(method, path, body)
-        latencies.append(time.perf_counter() - started)
-    agent.close()
-    return statistics.median(latencies) * 1000
+        for target, agent, found in zip(targets, agents, latencies):
+            method, path, body, agent.secret = request_for(target, rng, number)
+            started = time.perf_counter()
+            agent.request(method, path, body)
+            found.append(time.perf_counter() - started)
+    for agent in agents:
+        agent.close()
+    return [statistics.median(found) * 1000 for found in latencies]

@@ -1,9 +1,16 @@
 """Prints the benchmark's figures as they come, and its verdicts against the targets."""
-import math
+import statistics
 
 
 def verdict(ok):
     return "ok" if ok else "MISSED"
+
+
+def print_growth(small, large, latencies):
+    print(f"\nsequential p50 latency, {small.messages} vs {large.messages} messages (requests alternating)")
+    for name, (at_small, at_large) in latencies.items():
+        ratio = at_large / at_small
+        print(f"{name:<14}{at_small:>9.2f} ms{at_large:>9.2f} ms  x{ratio:.2f}  {verdict(ratio <= 1.5)}", flush=True)
 
 
 def print_load_header(size):
@@ -16,28 +23,21 @@ def print_load_figure(figure, floor):
           f"{figure.p99_ms:>9.1f}  {figure.failures or ''}", flush=True)
 
 
-def print_latencies(label, latencies):
-    print(f"sequential p50 latency at {label}: " + ", ".join(
-        f"{name} {value:.2f} ms" for name, value in latencies.items()), flush=True)
-
-
-def print_growth(at_small, at_large):
-    print("\nlatency growth, 10k -> 1M messages (sequential p50)")
-    for name in at_large:
-        ratio = at_large[name] / at_small[name]
-        print(f"{name:<14}{at_small[name]:>9.2f} ms{at_large[name]:>9.2f} ms  x{ratio:.2f}  {verdict(ratio <= 1.5)}")
-
-
 def print_queries(queries):
-    print("\nqueries per operation (full request stack)")
-    for name, number in queries.items():
-        print(f"{name:<32}{number:>4}")
+    print("\nqueries per operation (full request stack): SQL statements, round trips with BEGIN/COMMIT")
+    for name, (statements, round_trips) in queries.items():
+        print(f"{name:<32}{statements:>4}{round_trips:>4}")
 
 
-def print_targets(figures, queries):
-    floor, post, mcp = (figures[name].throughput for name in ("floor", "post", "mcp_post"))
-    worst_post_queries = max(number for name, number in queries.items() if name.startswith("post"))
-    print("\ntargets")
-    print(f"post / floor            {post / floor:.2f}  (>= 0.5)  {verdict(post >= 0.5 * floor)}")
+def ratio(rounds, numerator, denominator):
+    """The median over the rounds of one throughput over another measured in the same round."""
+    return statistics.median(r[numerator].throughput / r[denominator].throughput for r in rounds)
+
+
+def print_targets(rounds, queries):
+    post_floor, mcp_post = ratio(rounds, "post", "floor"), ratio(rounds, "mcp_post", "post")
+    worst_post_queries = max(statements for name, (statements, _) in queries.items() if name.startswith("post"))
+    print(f"\ntargets (ratios: median of {len(rounds)} rounds)")
+    print(f"post / floor            {post_floor:.2f}  (>= 0.5)  {verdict(post_floor >= 0.5)}")
     print(f"queries per post        {worst_post_queries}     (<= 8)   {verdict(worst_post_queries <= 8)}")
-    print(f"mcp post / rest post    {mcp / post if post else math.nan:.2f}  (>= 0.9)  {verdict(mcp >= 0.9 * post)}")
+    print(f"mcp post / rest post    {mcp_post:.2f}  (>= 0.9)  {verdict(mcp_post >= 0.9)}")

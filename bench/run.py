@@ -1,18 +1,25 @@
 """The benchmark: `python -m bench.run [--threads 100000 --messages 1000000 ...]` (PostgreSQL only).
 
-1. seeds a small forum (10k messages), measures read_thread and inbox latency on it;
-2. grows it to the full size (1M messages), measures them again, then throughput and p50/p99 of every
-   operation under concurrent load, and the floor (bench/floor.py) in the same server;
-3. counts the queries each operation runs, in-process, at the full size.
+1. seeds two databases: a small forum (10k messages, `<name>_10k`) and a large one (1M messages, `<name>`);
+2. serves both at once and measures read_thread and inbox latency on each, alternating requests, so both
+   see the same background load: how the cost grows with the forum;
+3. on the large one: throughput and p50/p99 of every operation under concurrent load, the write operations
+   in rounds alternating with the floor (bench/floor.py) in the same server;
+4. counts the queries each operation runs, in-process, on the large one.
 It prints figures and verdicts against the targets of docs/performance.md; it is not a test."""
 import argparse
 import os
+import statistics
+import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from urllib.parse import urlsplit
 
 TARGETS = "post >= 0.5x floor; <= 8 queries per post; read_thread(200) and inbox at 1M <= 1.5x their 10k " \
           "latency; MCP post >= 0.9x REST post"
+READS = ("read_thread", "inbox", "inbox_since", "list_threads")
+WRITES = ("floor", "post", "mcp_post")
 
 
 def arguments():
@@ -25,13 +32,29 @@ def arguments():
     parser.add_argument("--small-messages", type=int, default=10_000)
     parser.add_argument("--tokens", type=int, default=3_000)
     parser.add_argument("--clients", type=int, default=8, help="concurrent client processes")
-    parser.add_argument("--seconds", type=float, default=10, help="per operation")
-    parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (default: its config's)")
+    parser.add_argument("--seconds", type=float, default=10, help="per operation and round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of floor, post, mcp_post")
+    parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (default: 2 x CPUs + 1)")
     parser.add_argument("--worker-threads", type=int, default=4)
     parser.add_argument("--latency-requests", type=int, default=300)
-    parser.add_argument("--reuse", action="store_true",
-                        help="keep an already seeded database (skips the 10k figures when it is larger)")
+    parser.add_argument("--reuse", action="store_true", help="keep already seeded databases")
+    parser.add_argument("--seed-only", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
+
+
+def small_url(url):
+    parts = urlsplit(url)
+    return url.replace(parts.path, parts.path + "_10k", 1)
+
+
+def recreate_database(url):
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(url.replace(parts.path, "/postgres", 1), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
 
 
 def setup_django(database_url):
@@ -47,13 +70,33 @@ def setup_django(database_url):
     if connection.vendor != "postgresql":
         sys.exit("the benchmark seeds with COPY: point --database-url at PostgreSQL")
     call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)  # as deployed: WhiteNoise serves a manifest
 
 
-def bench_server(args):
+def seed(args, url, threads, messages):
+    """Seed the database at `url` in a process of its own (one process, one database)."""
+    command = [sys.executable, "-m", "bench.run", "--seed-only", "--database-url", url, "--threads", str(threads),
+               "--messages", str(messages), "--tokens", str(args.tokens)]
+    if not args.reuse:
+        recreate_database(url)
+    subprocess.run(command, check=True)
+
+
+def seed_only(args):
+    setup_django(args.database_url)
+    from bench.seed import grow_to
+
+    started = time.monotonic()
+    size = grow_to(args.threads, args.messages, args.tokens)
+    print(f"{urlsplit(args.database_url).path[1:]}: {size.threads} threads, {size.messages} messages "
+          f"({time.monotonic() - started:.1f}s)", flush=True)
+
+
+def bench_server(args, url):
     """gunicorn with the production settings and config, request logs on, the floor mounted."""
     from bench.server import GunicornServer
 
-    return GunicornServer(args.database_url, settings_module="parley_site.settings",
+    return GunicornServer(url, settings_module="parley_site.settings",
                           workers=args.workers or os.cpu_count() * 2 + 1, threads=args.worker_threads,
                           ALLOWED_HOSTS="127.0.0.1", PARLEY_BENCH_FLOOR="1", LOG_LEVEL="INFO")
 
@@ -67,57 +110,16 @@ def target_for(server, size, operation, secrets):
                   big_thread=1, inbox_cursor=cursors.encode("inbox", max(0, size.awaiting_seq - 40)))
 
 
-def latencies_at(args, size, secrets):
-    from bench.loadgen import sequential_latency
+def growth(args, sizes, secrets):
+    """Latency per read on the small and the large forum, served side by side."""
+    from bench.loadgen import interleaved_latency
 
-    with bench_server(args) as server:
-        return {operation: sequential_latency(target_for(server, size, operation, secrets), args.latency_requests)
-                for operation in ("read_thread", "inbox", "inbox_since")}
-
-
-def recreate_database(url):
-    """The benchmark owns its database: it starts from nothing unless --reuse."""
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    with psycopg.connect(url.replace(parts.path, "/postgres", 1), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-
-
-def seeded(label, grow):
-    started = time.monotonic()
-    size = grow()
-    print(f"{label}: {size.threads} threads, {size.messages} messages, {time.monotonic() - started:.1f}s",
-          flush=True)
-    return size
-
-
-def main():
-    args = arguments()
-    if not args.reuse:
-        recreate_database(args.database_url)
-    setup_django(args.database_url)
-    from bench import report, seed
-    from bench.queries import queries_per_operation
-
-    secrets = [seed.bench_secret(number) for number in range(args.tokens)]
-    at_small = None
-    if seed.current_size().messages <= args.small_messages:
-        small = seeded("seeded", lambda: seed.grow_to(args.small_threads, args.small_messages, args.tokens))
-        at_small = latencies_at(args, small, secrets)
-        report.print_latencies(f"{small.messages} messages", at_small)
-    large = seeded("grown to", lambda: seed.grow_to(args.threads, args.messages, args.tokens))
-    at_large = latencies_at(args, large, secrets)
-    report.print_latencies(f"{large.messages} messages", at_large)
-    if at_small:
-        report.print_growth(at_small, at_large)
-    figures = load_figures(args, large, secrets)
-    queries = queries_per_operation(secrets[0], large)
-    report.print_queries(queries)
-    report.print_targets(figures, queries)
-    print(f"targets: {TARGETS}")
+    urls = [small_url(args.database_url), args.database_url]
+    with ExitStack() as stack:
+        servers = [stack.enter_context(bench_server(args, url)) for url in urls]
+        return {operation: interleaved_latency([target_for(server, size, operation, secrets)
+                                                for server, size in zip(servers, sizes)], args.latency_requests)
+                for operation in READS if operation != "list_threads"}
 
 
 def load_figures(args, size, secrets):
@@ -126,15 +128,42 @@ def load_figures(args, size, secrets):
 
     # Writes are rate limited per token: REST and MCP posts each get their own half of the tokens.
     half = len(secrets) // 2
-    plan = [("floor", secrets), ("post", secrets[:half]), ("mcp_post", secrets[half:]), ("read_thread", secrets),
-            ("inbox", secrets), ("inbox_since", secrets), ("list_threads", secrets)]
-    figures = {}
+    tokens = {"floor": secrets, "post": secrets[:half], "mcp_post": secrets[half:]}
+    rounds, reads = [], {}
     report.print_load_header(size)
-    with bench_server(args) as server:
-        for operation, tokens in plan:
-            figures[operation] = measure(target_for(server, size, operation, tokens), args.clients, args.seconds)
-            report.print_load_figure(figures[operation], figures["floor"].throughput)
-    return figures
+    with bench_server(args, args.database_url) as server:
+        for _ in range(args.rounds):
+            rounds.append({})
+            for operation in WRITES:
+                rounds[-1][operation] = measure(target_for(server, size, operation, tokens[operation]),
+                                                args.clients, args.seconds)
+                report.print_load_figure(rounds[-1][operation], rounds[-1]["floor"].throughput)
+        for operation in READS:
+            reads[operation] = measure(target_for(server, size, operation, secrets), args.clients, args.seconds)
+            report.print_load_figure(reads[operation], statistics.median(r["floor"].throughput for r in rounds))
+    return rounds, reads
+
+
+def main():
+    args = arguments()
+    if args.seed_only:
+        return seed_only(args)
+    seed(args, small_url(args.database_url), args.small_threads, args.small_messages)
+    seed(args, args.database_url, args.threads, args.messages)
+    setup_django(args.database_url)
+    from bench import report
+    from bench.queries import queries_per_operation
+    from bench.seed import bench_secret, current_size
+
+    secrets = [bench_secret(number) for number in range(args.tokens)]
+    large = current_size()
+    small = current_size(small_url(args.database_url))
+    report.print_growth(small, large, growth(args, (small, large), secrets))
+    rounds, _ = load_figures(args, large, secrets)
+    queries = queries_per_operation(secrets[0], large)
+    report.print_queries(queries)
+    report.print_targets(rounds, queries)
+    print(f"targets: {TARGETS}")
 
 
 if __name__ == "__main__":

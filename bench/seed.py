@@ -44,11 +44,20 @@ class Size:
     awaiting_seq: int
 
 
-def current_size():
+SIZE_SQL = ("SELECT (SELECT count(*) FROM forum_thread), (SELECT count(*) FROM forum_message), "
+            "(SELECT count(*) FROM forum_token WHERE handle LIKE 'bench%%'), "
+            "(SELECT COALESCE(max(awaiting_seq), 0) FROM forum_thread)")
+
+
+def current_size(url=None):
+    """The size of the forum in Django's database, or in the one at `url`."""
+    if url is not None:
+        import psycopg
+
+        with psycopg.connect(url) as other:
+            return Size(*other.execute(SIZE_SQL).fetchone())
     with connection.cursor() as cursor:
-        cursor.execute("SELECT (SELECT count(*) FROM forum_thread), (SELECT count(*) FROM forum_message), "
-                       "(SELECT count(*) FROM forum_token WHERE handle LIKE 'bench%%'), "
-                       "(SELECT COALESCE(max(awaiting_seq), 0) FROM forum_thread)")
+        cursor.execute(SIZE_SQL)
         return Size(*cursor.fetchone())
 
 
