@@ -77,10 +77,15 @@ class Figures:
     p50_ms: float
     p99_ms: float
     failures: dict
+    cpu_seconds: float  # used by the server and its database meanwhile (bench/cpu.py)
 
     @property
     def throughput(self):
         return self.requests / self.seconds
+
+    @property
+    def cpu_ms_per_request(self):
+        return self.cpu_seconds * 1000 / max(1, self.requests + sum(self.failures.values()))
 
 
 def percentile(values, fraction):
@@ -88,7 +93,7 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000 if ordered else float("nan")
 
 
-def measure(target, clients, seconds):
+def measure(target, clients, seconds, meter):
     """Run `clients` processes against `target` for `seconds`; their secrets are split between them."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
@@ -96,9 +101,11 @@ def measure(target, clients, seconds):
     processes = [context.Process(target=drive, args=(
         Target(**{**target.__dict__, "secrets": target.secrets[n * share:(n + 1) * share] or target.secrets}),
         seconds, n + 1, queue)) for n in range(clients)]
+    cpu_before = meter.seconds()
     for process in processes:
         process.start()
     results = [queue.get(timeout=seconds + 120) for _ in processes]
+    cpu_used = meter.seconds() - cpu_before
     for process in processes:
         process.join()
     latencies = [value for found, _ in results for value in found]
@@ -107,7 +114,7 @@ def measure(target, clients, seconds):
         for key, count in found.items():
             failures[key] = failures.get(key, 0) + count
     return Figures(target.operation, len(latencies), seconds, percentile(latencies, 0.5),
-                   percentile(latencies, 0.99), failures)
+                   percentile(latencies, 0.99), failures, cpu_used)
 
 
 def interleaved_latency(targets, requests):

@@ -9,7 +9,6 @@
 It prints figures and verdicts against the targets of docs/performance.md; it is not a test."""
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -124,6 +123,7 @@ def growth(args, sizes, secrets):
 
 def load_figures(args, size, secrets):
     from bench import report
+    from bench.cpu import CpuMeter
     from bench.loadgen import measure
 
     # Writes are rate limited per token: REST and MCP posts each get their own half of the tokens.
@@ -132,15 +132,17 @@ def load_figures(args, size, secrets):
     rounds, reads = [], {}
     report.print_load_header(size)
     with bench_server(args, args.database_url) as server:
+        meter = CpuMeter(server.process.pid, args.database_url)
         for _ in range(args.rounds):
             rounds.append({})
             for operation in WRITES:
                 rounds[-1][operation] = measure(target_for(server, size, operation, tokens[operation]),
-                                                args.clients, args.seconds)
-                report.print_load_figure(rounds[-1][operation], rounds[-1]["floor"].throughput)
+                                                args.clients, args.seconds, meter)
+                report.print_load_figure(rounds[-1][operation], rounds[-1]["floor"])
         for operation in READS:
-            reads[operation] = measure(target_for(server, size, operation, secrets), args.clients, args.seconds)
-            report.print_load_figure(reads[operation], statistics.median(r["floor"].throughput for r in rounds))
+            reads[operation] = measure(target_for(server, size, operation, secrets), args.clients, args.seconds,
+                                       meter)
+            report.print_load_figure(reads[operation], rounds[-1]["floor"])
     return rounds, reads
 
 
