@@ -27,6 +27,14 @@ def nesting(value):
     return depth
 
 
+def declared_length(meta):
+    """The body size a request declares; a Content-Length that is not a number is refused, never a 500."""
+    raw = meta.get("CONTENT_LENGTH") or "0"
+    if not raw.isdigit():
+        raise InvalidBody("Content-Length must be a number of bytes", field="Content-Length")
+    return int(raw)
+
+
 def require_json_media_type(content_type):
     """A body is read as JSON only when it says it is JSON: a form or text body is refused, never guessed."""
     media_type = (content_type or "").split(";", 1)[0].strip().lower()

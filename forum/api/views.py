@@ -7,7 +7,7 @@ from forum.limits import limit
 from forum.operations import OPERATIONS, call
 from forum.wire import ERROR_SCHEMA
 from parley_site.errors import NotFound, RequestTooLarge
-from parley_site.jsonbody import parse_json, require_json_media_type
+from parley_site.jsonbody import declared_length, parse_json, require_json_media_type
 from parley_site.shapes import Ref
 
 PATH_OBJECTS = {"thread": ("th", "thread"), "message": ("msg", "message"), "claim": ("cl", "claim")}
@@ -25,14 +25,14 @@ class OperationView(APIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         # §13: token_invalid first, then the size of the request.
-        if int(request.META.get("CONTENT_LENGTH") or 0) > limit("request_max_bytes"):
+        if declared_length(request.META) > limit("request_max_bytes"):
             raise RequestTooLarge("request_max_bytes", limit("request_max_bytes"))
 
     def arguments(self, request, ref):
         if request.method == "GET":
             arguments = {name: request.query_params.get(name) for name in request.query_params}
         else:
-            if int(request.META.get("CONTENT_LENGTH") or 0):
+            if declared_length(request.META):
                 require_json_media_type(request.content_type)
             raw = request._request.body
             arguments = parse_json(raw) if raw else {}

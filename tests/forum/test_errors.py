@@ -147,3 +147,11 @@ def test_a_line_attesting_its_own_claim_is_self_attest(thread_in, as_bob):
     with nothing_stored():
         refused(as_bob.say("attest", "I agree with myself", thread=thread, claim=claim, proof=proof),
                 409, "self_attest")
+
+
+@pytest.mark.parametrize("length", ["abc", "-1", "1e3"])
+def test_a_content_length_that_is_not_a_number_is_refused(length, as_bob, db):
+    with nothing_stored():
+        response = as_bob.client.post("/api/v1/messages", '{"kind": "ask", "body": "x"}',
+                                      content_type="application/json", CONTENT_LENGTH=length)
+        assert refused(response, 400, "invalid_body")["detail"]["field"] == "Content-Length"
