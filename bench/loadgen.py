@@ -38,7 +38,8 @@ def request_for(target, rng, number):
     if operation == "floor":
         return "POST", "/bench/floor", {"thread": thread, "body": body}, secret
     paths = {"read_thread": f"/api/v1/threads/th_{target.big_thread}", "inbox": "/api/v1/inbox",
-             "inbox_since": f"/api/v1/inbox?since={target.inbox_cursor}", "list_threads": "/api/v1/threads"}
+             "inbox_since": f"/api/v1/inbox?since={target.inbox_cursor}", "list_threads": "/api/v1/threads",
+             "inbox_decision": "/api/v1/inbox?awaiting=decision", "search": "/api/v1/threads?q=needle"}
     return "GET", paths[operation], None, secret
 
 
@@ -51,7 +52,7 @@ def succeeded(operation, status, body):
 def drive(target, seconds, seed, queue):
     """One client: send requests for `seconds`; report (latencies of successes, failures by status)."""
     rng, agent = random.Random(seed), HttpAgent(_Server(target.port), None)
-    latencies, failures, number = [], {}, seed * 1_000_000
+    latencies, failures, number = [], {}, seed * 1_000
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         method, path, body, agent.secret = request_for(target, rng, number)
@@ -98,9 +99,12 @@ def measure(target, clients, seconds, meter):
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     share = max(1, len(target.secrets) // clients)
+    # A fresh seed per run: repeating the same choices round after round would make the same two tokens
+    # alternate in the same threads until the loop guard (§14) refuses them.
+    first_seed = random.randrange(1, 10**6) * clients
     processes = [context.Process(target=drive, args=(
         Target(**{**target.__dict__, "secrets": target.secrets[n * share:(n + 1) * share] or target.secrets}),
-        seconds, n + 1, queue)) for n in range(clients)]
+        seconds, first_seed + n, queue)) for n in range(clients)]
     cpu_before = meter.seconds()
     for process in processes:
         process.start()

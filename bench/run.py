@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 TARGETS = "post >= 0.5x floor; <= 8 queries per post; read_thread(200) and inbox at 1M <= 1.5x their 10k " \
           "latency; MCP post >= 0.9x REST post"
 READS = ("read_thread", "inbox", "inbox_since", "list_threads")
+# How the cost grows: the reads above, the inbox of a caller's pending decisions, and a text search.
+GROWTH = ("read_thread", "inbox", "inbox_since", "inbox_decision", "search")
 WRITES = ("floor", "post", "mcp_post")
 
 
@@ -116,9 +118,11 @@ def growth(args, sizes, secrets):
     urls = [small_url(args.database_url), args.database_url]
     with ExitStack() as stack:
         servers = [stack.enter_context(bench_server(args, url)) for url in urls]
+        # A text search scans every message (see docs/performance.md): a few requests tell its cost.
         return {operation: interleaved_latency([target_for(server, size, operation, secrets)
-                                                for server, size in zip(servers, sizes)], args.latency_requests)
-                for operation in READS if operation != "list_threads"}
+                                                for server, size in zip(servers, sizes)],
+                                               20 if operation == "search" else args.latency_requests)
+                for operation in GROWTH}
 
 
 def load_figures(args, size, secrets):
