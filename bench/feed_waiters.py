@@ -36,6 +36,7 @@ def options():
     parser.add_argument("--rate", type=float, default=10.0, help="posts per second")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long posts flow")
     parser.add_argument("--workers", type=int, default=2, help="server processes")
+    parser.add_argument("--arrivals", type=float, default=100.0, help="waiters arriving per second")
     parser.add_argument("--port", type=int, default=18471)
     parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/parley_feed_bench")
     return parser.parse_args()
@@ -153,9 +154,11 @@ async def run(args, server, writer_secret, threads, secrets):
     state = {"connected": 0, "refused": 0, "lags": []}
     waiter = sse_waiter if args.mode == "sse" else longpoll_waiter
     opening = time.monotonic()
-    tasks = [asyncio.create_task(waiter(args.port, secret, threads[n % len(threads)], state))
-             for n, secret in enumerate(secrets)]
-    while state["connected"] + state["refused"] < len(secrets) and time.monotonic() - opening < 120:
+    tasks = []
+    for n, secret in enumerate(secrets):  # agents arrive over time, not in one burst
+        tasks.append(asyncio.create_task(waiter(args.port, secret, threads[n % len(threads)], state)))
+        await asyncio.sleep(1 / args.arrivals)
+    while state["connected"] + state["refused"] < len(secrets) and time.monotonic() - opening < 180:
         await asyncio.sleep(0.1)
     opened_in = time.monotonic() - opening
     meter = CpuMeter(server.pid, args.database)

@@ -6,6 +6,7 @@ stream does not pass a missing id until the id appears or SETTLE_SECONDS have go
 first saw it missing (an id whose transaction rolled back never appears). A write commits within
 milliseconds of drawing its event id, so the wait only delays a stream past a rolled-back id.
 SQLite runs one writer at a time: ids commit in order there, and nothing is held back."""
+import threading
 import time
 
 from forum.models import StateEvent
@@ -15,23 +16,29 @@ SETTLE_SECONDS = 2.0
 
 class EventHorizon:
     def __init__(self):
-        self._missing_since = {}  # first missing id of a gap -> when this stream first saw it
+        self._lock = threading.Lock()
+        self._missing_since = {}  # first missing id of a gap -> when this process first saw it
 
-    def bound(self, after, size):
-        """(the last id the stream may pass now, seconds until it should look again or None, whether
-        more ids than `size` may be waiting)."""
-        ids = list(StateEvent.objects.filter(pk__gt=after).order_by("pk").values_list("pk", flat=True)[:size])
+    @staticmethod
+    def scan(after, size):
+        """The ids after `after`, whatever thread they belong to: what a gap is judged on."""
+        return list(StateEvent.objects.filter(pk__gt=after).order_by("pk").values_list("pk", flat=True)[:size])
+
+    def bound(self, after, ids, size):
+        """For the ids scan(after, size) found: (the last id a stream may pass now, seconds until it
+        should look again or None, whether more ids than `size` may be waiting)."""
         bound, now = after, time.monotonic()
-        for pk in ids:
-            if pk != bound + 1:
-                seen = self._missing_since.setdefault(bound + 1, now)
-                if now - seen < SETTLE_SECONDS:
-                    self._forget_below(bound)
-                    return bound, SETTLE_SECONDS - (now - seen), False
-            bound = pk
-        self._forget_below(bound)
+        with self._lock:
+            for pk in ids:
+                if pk != bound + 1:
+                    seen = self._missing_since.setdefault(bound + 1, now)
+                    if now - seen < SETTLE_SECONDS:
+                        return bound, SETTLE_SECONDS - (now - seen), False
+                bound = pk
+            for first, seen in list(self._missing_since.items()):
+                if now - seen > 10 * SETTLE_SECONDS:  # settled long ago, for every stream
+                    del self._missing_since[first]
         return bound, None, len(ids) == size
 
-    def _forget_below(self, bound):
-        for first in [first for first in self._missing_since if first <= bound]:
-            del self._missing_since[first]
+
+HORIZON = EventHorizon()

@@ -16,7 +16,7 @@ from django.db.models import Max
 
 from forum import cursors, selectors
 from forum.feed import concerns_events, concerns_inbox, feed_setting
-from forum.feed_horizon import EventHorizon
+from forum.feed_horizon import HORIZON
 from forum.feed_hub import HUB, is_postgresql
 from forum.models import StateEvent, Thread
 from forum.wire import event_json, thread_json
@@ -32,27 +32,35 @@ READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="parley-feed-read")
 class Stream:
     """What one open stream follows, and how far it has got (`after`, a position in the list)."""
     scope: str
+    key: tuple  # equal for streams whose reads from one position give the same answer
     read: Callable  # (after, limit) -> items
     position: Callable  # item -> its position in the list
     render: Callable  # item -> JSON
     concerns: Callable  # note -> may it concern this stream?
     page: int
-    horizon: EventHorizon | None = None
+    settles: bool = False  # hold back events whose ids may still be passed by an earlier commit
     after: int = 0
     caught_up: bool = False  # nothing more to read until a note comes
     recheck_in: float | None = None  # seconds until a held-back gap should be looked at again
 
-    def next_items(self):
-        if self.horizon is None:
-            items = self.read(self.after, self.page)
+    def fetch(self, after):
+        """The database's answer from `after` (any thread); take() turns it into this stream's items."""
+        return (HORIZON.scan(after, self.page) if self.settles else None), self.read(after, self.page)
+
+    def take(self, fetched):
+        ids, items = fetched
+        if not self.settles:
             self.caught_up = len(items) < self.page
             return items
-        bound, self.recheck_in, more = self.horizon.bound(self.after, self.page)
-        items = [item for item in self.read(self.after, self.page) if self.position(item) <= bound]
+        bound, self.recheck_in, more = HORIZON.bound(self.after, ids, self.page)
+        items = [item for item in items if self.position(item) <= bound]
         self.caught_up = not more and len(items) < self.page
         if not items:
             self.after = bound  # everything up to bound is settled and none of it is ours
         return items
+
+    def next_items(self):
+        return self.take(self.fetch(self.after))
 
     def frame(self, item):
         self.after = self.position(item)
@@ -67,17 +75,17 @@ def stream_for(actor, args, page):
         if "thread" in args:
             raise InvalidBody("the inbox stream has no thread filter; drop thread or inbox", field="thread")
         awaiting, extension = args.get("awaiting", "answer"), args.get("extension", "")
-        return Stream("inbox", lambda after, size: selectors.inbox(
+        return Stream("inbox", ("inbox", actor.identity, awaiting, extension, page), lambda after, size: selectors.inbox(
             actor, awaiting=awaiting, extension=extension, after=after, limit=size),
             lambda thread: thread.awaiting_seq, thread_json, concerns_inbox(actor.identity, awaiting), page)
     for name in ("awaiting", "extension"):
         if name in args:
             raise InvalidBody(f"{name} applies to the inbox stream (inbox=1)", field=name)
+    # Every reader with `read` sees the same events, so streams of different callers share reads.
     thread_id = args.get("thread")
-    return Stream("events", lambda after, size: selectors.event_list(
+    return Stream("events", ("events", thread_id, page), lambda after, size: selectors.event_list(
         actor, thread_id=thread_id, after=after, limit=size),
-        lambda event: event.pk, event_json, concerns_events(thread_id), page,
-        EventHorizon() if is_postgresql() else None)
+        lambda event: event.pk, event_json, concerns_events(thread_id), page, settles=is_postgresql())
 
 
 def head(scope):
@@ -87,20 +95,48 @@ def head(scope):
     return StateEvent.objects.aggregate(end=Max("id"))["end"] or 0
 
 
-def guarded_read(stream):
+def guarded_fetch(stream, after):
     try:
-        return stream.next_items()
+        return stream.fetch(after)
     except (OperationalError, InterfaceError):
         connection.close()  # this pool thread's connection is broken; the next read opens a new one
         raise
+
+
+class SharedReads:
+    """Streams of one process that follow the same list from the same position read it once: one note can
+    wake hundreds of streams, which would otherwise all ask the database the same question."""
+
+    def __init__(self):
+        self._flights = {}  # (stream key, position) -> (when the read was sent, its future)
+
+    async def fetch(self, stream, fresh_since):
+        """The fetched answer for stream.after, from a read sent no earlier than `fresh_since` (a read
+        sent before a note arrived may not see the write the note announces)."""
+        loop = asyncio.get_running_loop()
+        key = (stream.key, stream.after)
+        flight = self._flights.get(key)
+        if flight is None or flight[0] < fresh_since:
+            flight = (loop.time(), loop.run_in_executor(READS, guarded_fetch, stream, stream.after))
+            self._flights[key] = flight
+            flight[1].add_done_callback(lambda _: self._flights.get(key) is flight and self._flights.pop(key))
+        return await asyncio.shield(flight[1])  # one stream leaving must not cancel the others' read
+
+
+SHARED_READS = SharedReads()
 
 
 async def sse_frames(stream, first_items):
     """The stream's text: the first items, then whatever arrives, a comment heartbeat after each quiet
     `heartbeat_seconds`. Ends only when the client goes (the server cancels it)."""
     loop = asyncio.get_running_loop()
-    woken = asyncio.Event()
-    waiter = HUB.subscribe(stream.concerns, lambda: loop.call_soon_threadsafe(woken.set))
+    woken, noted_at = asyncio.Event(), [loop.time()]
+
+    def wake():
+        noted_at[0] = loop.time()
+        woken.set()
+
+    waiter = HUB.subscribe(stream.concerns, lambda: loop.call_soon_threadsafe(wake))
     woken.set()  # re-read once: a write may have committed between the first read and subscribing
     heartbeat = feed_setting("heartbeat_seconds")
     try:
@@ -110,11 +146,13 @@ async def sse_frames(stream, first_items):
             for item in items:
                 yield stream.frame(item)
                 quiet_since = loop.time()
+            fresh_since = loop.time()
             if stream.caught_up:
                 quiet_left = quiet_since + heartbeat - loop.time()
                 try:
                     await asyncio.wait_for(woken.wait(), min(quiet_left, stream.recheck_in or quiet_left))
                     woken.clear()
+                    fresh_since = noted_at[0]
                 except TimeoutError:
                     if loop.time() - quiet_since >= heartbeat:
                         yield ": heartbeat\n\n"
@@ -122,6 +160,7 @@ async def sse_frames(stream, first_items):
                     if stream.recheck_in is None:
                         items = []
                         continue
-            items = await loop.run_in_executor(READS, guarded_read, stream)
+                    fresh_since = loop.time()
+            items = stream.take(await SHARED_READS.fetch(stream, fresh_since))
     finally:
         HUB.unsubscribe(waiter)
