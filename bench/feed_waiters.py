@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -74,7 +75,7 @@ def start_server(args):
     server = subprocess.Popen([sys.executable, "-m", "uvicorn", "parley_site.asgi:application", "--host",
                                "127.0.0.1", "--port", str(args.port), "--workers", str(args.workers),
                                "--log-level", "warning", "--no-access-log", "--backlog", "4096"],
-                              cwd=ROOT, env=env)
+                              cwd=ROOT, env=env, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -207,11 +208,11 @@ def main():
     try:
         asyncio.run(run(args, server, writer_secret, [f"th_{pk}" for pk in threads], secrets))
     finally:
-        server.terminate()
+        os.killpg(server.pid, signal.SIGTERM)
         try:
             server.wait(10)
         except subprocess.TimeoutExpired:  # uvicorn waits for open long-polls; the figures are taken
-            server.kill()
+            os.killpg(server.pid, signal.SIGKILL)  # the server and its workers, none left behind
             server.wait()
 
 
