@@ -2,7 +2,9 @@
 Schemathesis' generated requests, with a valid token and with none, answers no 5xx and only what the schema
 promises (status codes, content type, headers, body)."""
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
@@ -12,8 +14,28 @@ MAX_EXAMPLES = 12
 MEANING_CHECKS = [positive_data_acceptance]
 
 
+
+
+def wsgi_application_for_tests():
+    """The project's WSGI application as a server runs it, except that it leaves the test's database
+    connection open (as Django's test client does): a real server closes it after each request, which
+    would end the test's transaction."""
+    application = get_wsgi_application()
+
+    def serve(environ, start_response):
+        request_started.disconnect(close_old_connections)
+        request_finished.disconnect(close_old_connections)
+        try:
+            return application(environ, start_response)
+        finally:
+            request_started.connect(close_old_connections)
+            request_finished.connect(close_old_connections)
+
+    return serve
+
+
 # Fetched from the running application at collection: the schema views touch no database.
-schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
+schema = schemathesis.openapi.from_wsgi("/api/schema/", wsgi_application_for_tests())
 
 
 @schema.parametrize()
