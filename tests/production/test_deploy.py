@@ -9,7 +9,9 @@ import sys
 
 import psycopg
 import pytest
+from django.core.management import call_command
 from django.db import connection
+from django.test import Client
 
 from bench.server import PROJECT_ROOT
 from parley_site.requestlog import JsonFormatter
@@ -116,3 +118,11 @@ def test_the_gunicorn_worker_class_and_app_come_from_the_environment(monkeypatch
 def test_threaded_workers_keep_database_connections_and_async_workers_do_not(monkeypatch):
     assert gunicorn_settings(monkeypatch, GUNICORN_WORKER_CLASS="gthread")[1] == "60"
     assert gunicorn_settings(monkeypatch, GUNICORN_WORKER_CLASS="uvicorn.workers.UvicornWorker")[1] is None
+
+
+def test_collected_static_files_are_served_compressed_by_the_app_itself(settings, tmp_path, db):
+    settings.STATIC_ROOT = tmp_path / "static"
+    call_command("collectstatic", interactive=False, verbosity=0)
+    response = Client().get("/static/admin/css/base.css", HTTP_ACCEPT_ENCODING="gzip")
+    assert response.status_code == 200
+    assert (response["Content-Type"].split(";")[0], response["Content-Encoding"]) == ("text/css", "gzip")
