@@ -177,7 +177,8 @@ async def run(args, server, writer_secret, threads, secrets):
     flowing_cpu = (meter.seconds() - flowing_cpu) / (time.monotonic() - started)
     report(args, state, held_at_start, opened_in, statuses)
     print(f"server CPU (workers and their database backends): {idle_cpu:.2f} cores while the waiters idle, "
-          f"{flowing_cpu:.2f} cores while posts flow (machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+          f"{flowing_cpu:.2f} cores while posts flow "
+          f"(machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     for task in tasks:
         task.cancel()
 

@@ -75,17 +75,21 @@ def stream_for(actor, args, page):
         if "thread" in args:
             raise InvalidBody("the inbox stream has no thread filter; drop thread or inbox", field="thread")
         awaiting, extension = args.get("awaiting", "answer"), args.get("extension", "")
-        return Stream("inbox", ("inbox", actor.identity, awaiting, extension, page), lambda after, size: selectors.inbox(
-            actor, awaiting=awaiting, extension=extension, after=after, limit=size),
-            lambda thread: thread.awaiting_seq, thread_json, concerns_inbox(actor.identity, awaiting), page)
+
+        def read_inbox(after, size):
+            return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=size)
+        return Stream("inbox", ("inbox", actor.identity, awaiting, extension, page), read_inbox,
+                      lambda thread: thread.awaiting_seq, thread_json, concerns_inbox(actor.identity, awaiting), page)
     for name in ("awaiting", "extension"):
         if name in args:
             raise InvalidBody(f"{name} applies to the inbox stream (inbox=1)", field=name)
-    # Every reader with `read` sees the same events, so streams of different callers share reads.
     thread_id = args.get("thread")
-    return Stream("events", ("events", thread_id, page), lambda after, size: selectors.event_list(
-        actor, thread_id=thread_id, after=after, limit=size),
-        lambda event: event.pk, event_json, concerns_events(thread_id), page, settles=is_postgresql())
+
+    def read_events(after, size):
+        return selectors.event_list(actor, thread_id=thread_id, after=after, limit=size)
+    # Every caller with `read` sees the same events, so the key names no caller: their streams share reads.
+    return Stream("events", ("events", thread_id, page), read_events, lambda event: event.pk, event_json,
+                  concerns_events(thread_id), page, settles=is_postgresql())
 
 
 def head(scope):
