@@ -6,6 +6,7 @@ import pytest
 from forum.actors import Actor
 from forum.operations import call
 from parley_site.errors import InvalidBody
+from tests.mcp_bridge.conftest import McpAgent, refusal
 
 
 @pytest.fixture
@@ -23,10 +24,24 @@ def test_it_refuses_a_wait_outside_zero_to_thirty_whole_seconds(as_bob, path, wa
 
 
 def test_the_operation_refuses_a_wait_above_thirty_for_every_door(bob):
-    # MCP dispatches through the same call as REST, so it gets the same refusal.
-    with pytest.raises(InvalidBody) as refusal:
+    with pytest.raises(InvalidBody) as refused:
         call("inbox", Actor.for_token(bob), {"wait": 31})
-    assert refusal.value.detail == {"field": "wait"}
+    assert refused.value.detail == {"field": "wait"}
+
+
+def test_mcp_refuses_a_wait_above_thirty_like_rest(bob):
+    error = refusal(McpAgent(bob).call("list_events", {"wait": 31}))
+    assert (error["reason"], error["status"], error["detail"]) == ("invalid_body", 400, {"field": "wait"})
+
+
+def test_an_mcp_wait_that_times_out_returns_empty_with_the_same_cursor(as_alice, bob):
+    as_alice.ask("Seen before the cursor")
+    agent = McpAgent(bob)
+    cursor = agent.call("inbox")["structuredContent"]["cursor"]
+    started = time.monotonic()
+    result = agent.call("inbox", {"wait": 1, "since": cursor})
+    assert time.monotonic() - started >= 1
+    assert result["structuredContent"] == {"items": [], "cursor": cursor}
 
 
 def test_a_wait_answers_at_once_when_something_is_already_there(as_alice, as_bob):
