@@ -60,3 +60,9 @@ def test_a_stream_answers_only_get(as_bob):
     response = as_bob.post(STREAM)
     assert response.status_code == 405
     assert response.json()["error"]["reason"] == "method_not_allowed"
+
+
+def test_a_staff_session_is_known_to_the_stream_as_on_every_rest_read(as_human):
+    # Authenticated as human:<name>, the caller gets past token_invalid to the thread check.
+    status, error = refusal(as_human.get(STREAM, thread="th_999999"))
+    assert (status, error["reason"]) == (404, "not_found")
