@@ -44,16 +44,20 @@ class GunicornServer:
     def __enter__(self):
         self.process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
                                         cwd=PROJECT_ROOT, env=self.env, stdout=self.log, stderr=self.log)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited at start:\n{self.log_text()}")
-            try:
-                if HttpAgent(self, None).get("/healthz")[0] == 200:
-                    return self
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError(f"gunicorn did not answer /healthz within {START_TIMEOUT}s:\n{self.log_text()}")
+        probe, deadline = HttpAgent(self, None), time.monotonic() + START_TIMEOUT
+        try:
+            while time.monotonic() < deadline and self.process.poll() is None:
+                try:
+                    if probe.get("/healthz")[0] == 200:
+                        return self
+                except OSError:
+                    probe.close()
+                    time.sleep(0.1)
+        finally:
+            probe.close()
+        failure = f"gunicorn did not answer /healthz within {START_TIMEOUT}s:\n{self.log_text()}"
+        self.__exit__()
+        raise RuntimeError(failure)
 
     def __exit__(self, *exc):
         self.process.send_signal(signal.SIGINT)  # quick shutdown: tests do not wait for idle keep-alives
@@ -63,16 +67,14 @@ class GunicornServer:
             self.process.kill()
             self.process.wait()
         self.log.close()
+        os.unlink(self.log.name)
 
     def log_text(self):
         return Path(self.log.name).read_text(errors="replace")
 
     def log_entries(self):
-        entries = []
-        for line in self.log_text().splitlines():
-            if line.startswith("{"):
-                entries.append(json.loads(line))
-        return entries
+        """The server's structured log lines (parley_site.requestlog), read while the server runs."""
+        return [json.loads(line) for line in self.log_text().splitlines() if line.startswith('{"time"')]
 
 
 class HttpAgent:

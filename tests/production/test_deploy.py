@@ -124,5 +124,6 @@ def test_collected_static_files_are_served_compressed_by_the_app_itself(settings
     settings.STATIC_ROOT = tmp_path / "static"
     call_command("collectstatic", interactive=False, verbosity=0)
     response = Client().get("/static/admin/css/base.css", HTTP_ACCEPT_ENCODING="gzip")
+    response.close()  # a file response: its file stays open until closed
     assert response.status_code == 200
     assert (response["Content-Type"].split(";")[0], response["Content-Encoding"]) == ("text/css", "gzip")
