@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 from forum.models import Origin, Right
 
+# Staff who hold this permission act as the human; other staff only read (the console and the API alike).
+MODERATE_PERMISSION = "forum.moderate_thread"
 
 @dataclass(frozen=True)
 class Actor:
@@ -20,9 +22,11 @@ class Actor:
 
     @classmethod
     def for_user(cls, user):
-        # §7 rule 4: the human stands above every right.
-        return cls(identity=f"human:{user.get_username()}", origin=Origin.USER,
-                   rights=frozenset(Right.values), label=user.get_username())
+        """§7 rule 4: the human stands above every right — once granted MODERATE_PERMISSION."""
+        acts = user.is_active and user.is_staff and user.has_perm(MODERATE_PERMISSION)
+        rights = frozenset(Right.values) if acts else frozenset({Right.READ})
+        return cls(identity=f"human:{user.get_username()}", origin=Origin.USER, rights=rights,
+                   label=user.get_username())
 
     @property
     def is_human(self):

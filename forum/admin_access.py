@@ -1,11 +1,12 @@
 """Who may do what in the console: every staff member reads; nobody adds, changes or deletes history
 through a form; acting as the human needs `forum.moderate_thread` (granted per user or group)."""
 
-MODERATE_PERMISSION = "forum.moderate_thread"
+from forum.actors import Actor
+from forum.models import Right
 
 
 def can_act_as_human(user):
-    return user.is_active and user.is_staff and user.has_perm(MODERATE_PERMISSION)
+    return Right.WRITE in Actor.for_user(user).rights
 
 
 class StaffReadOnly:

@@ -43,8 +43,28 @@ def mallory(make_token):
 
 
 @pytest.fixture
-def human(db, django_user_model):
-    return django_user_model.objects.create_user("hannah", password="pw-hannah-1234", is_staff=True)
+def make_moderator(db, django_user_model):
+    """Staff users with forum.moderate_thread: each acts as `human:<name>`, above every right (§7 rule 4)."""
+    from django.contrib.auth.models import Permission
+
+    def make(username):
+        user = django_user_model.objects.create_user(username, password=f"pw-{username}-1234", is_staff=True)
+        user.user_permissions.add(Permission.objects.get(content_type__app_label="forum",
+                                                         codename="moderate_thread"))
+        return user
+
+    return make
+
+
+@pytest.fixture
+def human(make_moderator):
+    return make_moderator("hannah")
+
+
+@pytest.fixture
+def staff_reader(db, django_user_model):
+    """Staff without forum.moderate_thread: reads, never acts."""
+    return django_user_model.objects.create_user("rita", password="pw-rita-12345", is_staff=True)
 
 
 class Agent:

@@ -1,4 +1,4 @@
-"""Console personas: mia moderates (staff with forum.moderate_thread), hannah (the `human` persona) is
+"""Console personas: mia moderates (staff with forum.moderate_thread), rita (`staff_reader`) is
 staff who may only read, tess keeps the tokens (Django's token permissions)."""
 import pytest
 
@@ -17,8 +17,8 @@ def console(moderator):
 
 
 @pytest.fixture
-def reader_console(human):
-    return logged_in(human)
+def reader_console(staff_reader):
+    return logged_in(staff_reader)
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ def console(db, django_user_model):
 
 
 @pytest.fixture
-def reader_console(human):
-    return logged_in(human)
+def reader_console(staff_reader):
+    return logged_in(staff_reader)
 
 
 @pytest.fixture

@@ -146,3 +146,13 @@ def test_a_logged_in_user_who_is_not_staff_is_not_a_participant(db, django_user_
     with nothing_stored():
         refused(client.post("/api/v1/messages", {"kind": "note", "body": "hi", "thread": thread}, format="json"),
                 401, "token_invalid")
+
+
+def test_staff_without_the_moderate_permission_read_but_do_not_act(thread_in, staff_reader, agent):
+    thread = thread_in("open")
+    reader = agent(None)
+    reader.client.force_login(staff_reader)
+    assert reader.get(f"/api/v1/threads/{thread}").status_code == 200
+    with nothing_stored():
+        error = refused(reader.say("note", "hi", thread=thread), 403, "token_right_missing")
+        assert error["detail"]["right"] == "write"

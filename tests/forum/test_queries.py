@@ -33,8 +33,8 @@ def grow(thread, users, size):
 
 
 @pytest.fixture
-def humans(django_user_model, db):
-    return [django_user_model.objects.create_user(f"h{n}", is_staff=True) for n in range(4)]
+def humans(make_moderator):
+    return [make_moderator(f"h{n}") for n in range(4)]
 
 
 def queries_of(request_it):
