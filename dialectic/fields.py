@@ -2,7 +2,6 @@
 send and describe themselves in the envelope's JSON Schema; `clean_fields` runs right after the envelope's
 shape, so a missing proof is `invalid_body` before any other refusal (§13)."""
 import re
-from datetime import datetime
 from urllib.parse import urlsplit
 
 from django.utils import timezone
@@ -51,16 +50,6 @@ def commit_problem(ref):
 REF_CHECKS = {"url": url_problem, "hash": hash_problem, "commit": commit_problem}
 
 
-class Expiry(Timestamp):
-    """The post path shapes an envelope twice (the operation's input, then clean_envelope), so the second
-    pass meets the first one's datetime; JSON itself can never carry one."""
-
-    def validate(self, value, path=""):
-        if isinstance(value, datetime):
-            return value
-        return super().validate(value, path)
-
-
 class ProofShape(Obj):
     """A proof is a pointer, never an opinion (§10): `{kind, ref, note?}`, `ref` checked per kind."""
 
@@ -101,7 +90,7 @@ def envelope_fields():
                                        "(cl_<n> or <n>); it must belong to `thread`."),
         "supersedes": List(Ref("cl"), min_items=1, max_items=limit("supersedes_max"), description=(
             "dialectic: claims this assert replaces (needs authority over them).")),
-        "valid_until": Expiry(description="dialectic: an assert's expiry (RFC 3339, in the future)."),
+        "valid_until": Timestamp(description="dialectic: an assert's expiry (RFC 3339, in the future)."),
     }
 
 

@@ -33,7 +33,13 @@ def envelope_shape():
 
 
 def clean_envelope(data):
-    envelope = envelope_shape().validate(data)
+    """A raw JSON envelope, validated and ready for forum.services.message_post."""
+    return check_envelope(envelope_shape().validate(data))
+
+
+def check_envelope(envelope):
+    """The rules across fields, on an envelope the shape has validated: profile fields only with their
+    profile's kinds, a thread for every kind but an opening ask."""
     kind = envelope["kind"]
     profile = profile_for_kind(kind)
     for name in envelope:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from forum import cursors, selectors, services
-from forum.envelope import EXTENSION_PATTERN, clean_envelope, envelope_shape
+from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
 from forum.feed import WAIT_ARG, concerns_events, concerns_inbox, wait_for
 from forum.idempotency import run_idempotent
 from forum.limits import limit
@@ -157,7 +157,7 @@ register(Operation(
     "Post an envelope: ask (without thread: open a new thread), answer, note, decide, close, reopen, defer, "
     "obsolete, reject. The body is 1-500 characters. Rights hang on the token; `from.extension` names the "
     "sub-agent. Marks by a model without `lock` are proposals until a moderator confirms them.",
-    lambda: envelope_shape(), WRITE_SCHEMA, lambda actor, data: run_post(actor, clean_envelope(data)),
+    lambda: envelope_shape(), WRITE_SCHEMA, lambda actor, envelope: run_post(actor, check_envelope(envelope)),
     read_only=False))
 register(Operation(
     "read_message", "GET /api/v1/messages/{id}", "Read one message (without its replies).",
