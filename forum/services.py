@@ -123,12 +123,7 @@ def state_confirm(actor, thread_id):
     """Confirm the thread's pending proposal (§8). Needs `lock` (or a human); locks the thread; stamps the
     proposal's event as confirmed and records a `confirm` event. Refuses token_right_missing, not_found,
     nothing_to_confirm, rate_limited."""
-    require_right(actor, Right.LOCK)
-    thread = access_thread(actor, thread_id, lock=True)
-    if not thread.is_pending:
-        raise NothingToConfirm(state=thread.state)
-    now = timezone.now()
-    _admit_write(actor, now)
+    thread, now = _take_proposal(actor, thread_id)
     StateEvent.objects.filter(pk=_pending_event_id(thread)).update(confirmed_at=now, confirmed_by=actor.identity)
     thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
     _settle(thread, thread.state, "confirm", actor, now)
@@ -140,18 +135,24 @@ def state_dismiss(actor, thread_id):
     """Drop the pending proposal: the thread returns to its last confirmed state (§8). Needs `lock` (or a
     human); locks the thread; records a `dismiss` event. Refuses token_right_missing, not_found,
     nothing_to_confirm, rate_limited."""
-    require_right(actor, Right.LOCK)
-    thread = access_thread(actor, thread_id, lock=True)
-    if not thread.is_pending:
-        raise NothingToConfirm(state=thread.state)
-    now = timezone.now()
-    _admit_write(actor, now)
+    thread, now = _take_proposal(actor, thread_id)
     restored = restorable_event(thread)
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
     thread.state_confirmed_at, thread.state_confirmed_by = restored.confirmed_at, restored.confirmed_by
     _settle(thread, proposed, "dismiss", actor, now)
     return thread
+
+
+def _take_proposal(actor, thread_id):
+    """The locked thread whose pending proposal a lock holder (or the human) confirms or dismisses."""
+    require_right(actor, Right.LOCK)
+    thread = access_thread(actor, thread_id, lock=True)
+    if not thread.is_pending:
+        raise NothingToConfirm(state=thread.state)
+    now = timezone.now()
+    _admit_write(actor, now)
+    return thread, now
 
 
 def _settle(thread, from_state, label, actor, now):
