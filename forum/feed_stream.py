@@ -16,8 +16,7 @@ from django.db.models import Max
 
 from forum import cursors, selectors
 from forum.feed import concerns_events, concerns_inbox, feed_setting
-from forum.feed_horizon import HORIZON
-from forum.feed_hub import HUB, is_postgresql
+from forum.feed_hub import HUB
 from forum.models import StateEvent, Thread
 from forum.wire import event_json, thread_json
 from parley_site.errors import InvalidBody
@@ -38,25 +37,16 @@ class Stream:
     render: Callable  # item -> JSON
     concerns: Callable  # note -> may it concern this stream?
     page: int
-    settles: bool = False  # hold back events whose ids may still be passed by an earlier commit
     after: int = 0
     caught_up: bool = False  # nothing more to read until a note comes
-    recheck_in: float | None = None  # seconds until a held-back gap should be looked at again
 
     def fetch(self, after):
-        """The database's answer from `after` (any thread); take() turns it into this stream's items."""
-        return (HORIZON.scan(after, self.page) if self.settles else None), self.read(after, self.page)
+        """The items after `after`. Writes take their places in commit order (forum.sequences.take_places),
+        so a stream that passed a position never misses an item committed later."""
+        return self.read(after, self.page)
 
-    def take(self, fetched):
-        ids, items = fetched
-        if not self.settles:
-            self.caught_up = len(items) < self.page
-            return items
-        bound, self.recheck_in, more = HORIZON.bound(self.after, ids, self.page)
-        items = [item for item in items if self.position(item) <= bound]
-        self.caught_up = not more and len(items) < self.page
-        if not items:
-            self.after = bound  # everything up to bound is settled and none of it is ours
+    def take(self, items):
+        self.caught_up = len(items) < self.page
         return items
 
     def next_items(self):
@@ -89,7 +79,7 @@ def stream_for(actor, args, page):
         return selectors.event_list(actor, thread_id=thread_id, after=after, limit=size)
     # Every caller with `read` sees the same events, so the key names no caller: their streams share reads.
     return Stream("events", ("events", thread_id, page), read_events, lambda event: event.pk, event_json,
-                  concerns_events(thread_id), page, settles=is_postgresql())
+                  concerns_events(thread_id), page)
 
 
 def head(scope):
@@ -154,17 +144,14 @@ async def sse_frames(stream, first_items):
             if stream.caught_up:
                 quiet_left = quiet_since + heartbeat - loop.time()
                 try:
-                    await asyncio.wait_for(woken.wait(), min(quiet_left, stream.recheck_in or quiet_left))
+                    await asyncio.wait_for(woken.wait(), quiet_left)
                     woken.clear()
                     fresh_since = noted_at[0]
                 except TimeoutError:
-                    if loop.time() - quiet_since >= heartbeat:
-                        yield ": heartbeat\n\n"
-                        quiet_since = loop.time()
-                    if stream.recheck_in is None:
-                        items = []
-                        continue
-                    fresh_since = loop.time()
+                    yield ": heartbeat\n\n"
+                    quiet_since = loop.time()
+                    items = []
+                    continue
             items = stream.take(await SHARED_READS.fetch(stream, fresh_since))
     finally:
         HUB.unsubscribe(waiter)
