@@ -94,6 +94,8 @@ class Thread(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["awaiting_act", "awaiting_seq"], name="thread_awaiting_idx"),
+            # The inbox of one identity (awaiting its decision or close) without scanning every thread.
+            models.Index(fields=["awaiting_from", "awaiting_act", "awaiting_seq"], name="thread_awaiting_from_idx"),
             models.Index(fields=["state", "id"], name="thread_state_idx"),
             models.Index(fields=["creator_identity", "id"], name="thread_creator_idx"),
         ]
