@@ -8,6 +8,7 @@ from dialectic.selectors import claims_by_message
 from dialectic.services import claim_prepare
 from dialectic.wire import claim_summary
 from forum.limits import limit
+from forum.models import Right
 from forum.profiles import Profile
 
 KINDS = {
@@ -51,4 +52,5 @@ def annotate(message_dicts):
 
 def dialectic_profile():
     return Profile(name="dialectic", manifest=manifest_section, kinds=tuple(KINDS), fields=envelope_fields(),
-                   clean=clean_fields, prepare=claim_prepare, annotate=annotate)
+                   clean=clean_fields, prepare=claim_prepare, annotate=annotate,
+                   rights={"verify": (Right.VERIFY,)})  # §7: the seal needs the right, whatever the thread

@@ -7,16 +7,15 @@ from dialectic.models import Claim, ClaimAct, ClaimState
 from dialectic.policies import UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim
 from dialectic.selectors import access_claim, claims_with_history
 from dialectic.wire import claim_json
-from forum.models import Right, StateEvent
-from forum.selectors import require_right
+from forum.models import StateEvent
 from parley_site.errors import InvalidBody, InvalidTransition, SelfAttest, ThreadAuthorityMissing
 
 
 def claim_prepare(actor, thread, envelope):
     """The profile's `prepare` hook for `assert`, `attest`, `refute` and `verify` on the locked `thread`.
 
-    Checks without writing and returns apply(message) -> the claim's JSON. Refuses, in §13's order:
-    token_right_missing (verify without the `verify` right), not_found (claim), invalid_body (a claim, or
+    Checks without writing and returns apply(message) -> the claim's JSON. (The core has already refused a
+    verify without the `verify` right: the profile's `rights`.) Refuses, in §13's order: not_found (claim), invalid_body (a claim, or
     a superseded claim, of another thread), thread_authority_missing (superseding another line's claim without lock),
     self_attest (attesting or verifying one's own line's claim), invalid_transition (§10's diagram)."""
     if envelope["kind"] == "assert":
@@ -53,8 +52,6 @@ def _prepare_assert(actor, thread, envelope):
 
 def _prepare_claim_act(actor, thread, envelope):
     kind = envelope["kind"]
-    if kind == "verify":
-        require_right(actor, Right.VERIFY)  # §7: the seal needs the right, whatever the thread
     claim = access_claim(actor, envelope["claim"], lock=True)
     _require_same_thread(claim, thread, "claim")
     if kind != "refute" and supports_own_claim(actor, claim):

@@ -11,6 +11,9 @@ class Profile:
     manifest: Callable[[], dict]
     kinds: tuple = ()
     fields: dict = field(default_factory=dict)
+    # rights(kind) -> further rights a kind needs beyond `write` (dialectic: `verify`), checked with the
+    # core's right so they refuse in §13's place for token_right_missing.
+    rights: dict = field(default_factory=dict)
     # clean(envelope) checks the profile's field rules per kind right after the envelope's shape, so they
     # refuse as invalid_body before every other refusal (§13 precedence).
     clean: Callable | None = None
@@ -34,6 +37,11 @@ def profile_for_kind(kind):
         if kind in profile.kinds:
             return profile
     return None
+
+
+def rights_for_kind(kind):
+    profile = profile_for_kind(kind)
+    return profile.rights.get(kind, ()) if profile else ()
 
 
 def annotate_messages(message_dicts):

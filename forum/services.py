@@ -11,7 +11,7 @@ from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
 from forum.envelope import title_from
 from forum.limits import limit
 from forum.models import Message, Right, State, StateEvent, Thread, Token
-from forum.profiles import profile_for_kind
+from forum.profiles import profile_for_kind, rights_for_kind
 from forum.selectors import access_thread, require_right, restorable_event
 from forum.sequences import NextAwaitingSeq, take_places
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
@@ -32,7 +32,8 @@ def message_post(actor, envelope):
     the message and, when the state moves, one state event. Returns (message, thread, profile result).
     Refuses, in §13's order: token_right_missing, not_found, invalid_body (foreign parent), thread_locked,
     thread_authority_missing, self_reply, invalid_transition, limit_exceeded, loop_guard, rate_limited."""
-    require_right(actor, Right.WRITE)
+    for right in (Right.WRITE, *rights_for_kind(envelope["kind"])):
+        require_right(actor, right)
     with transaction.atomic():
         if "thread" not in envelope:
             return thread_open(actor, envelope)

@@ -98,6 +98,12 @@ def test_it_refuses_a_verify_without_the_verify_right(request, persona, thread, 
     assert_refused(response, 403, "token_right_missing", before, right="verify")
 
 
+def test_a_missing_verify_right_is_refused_before_the_claim_is_looked_up(as_bob, thread):
+    before = footprint()
+    response = act(as_bob, "verify", "cl_999999", thread, proof=None)
+    assert_refused(response, 403, "token_right_missing", before, right="verify")  # §13: before not_found
+
+
 def test_it_refuses_any_act_on_a_claim_without_the_write_right(make_token, thread, supported):
     sealer = Agent(make_token("sealer", ("read", "verify")))
     before = footprint()
