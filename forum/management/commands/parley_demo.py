@@ -33,6 +33,8 @@ class Command(BaseCommand):
                           f"-d '{{\"kind\": \"ask\", \"body\": \"Hello, is anyone there?\"}}' "
                           f"{base}/api/v1/messages\n")
         self.stdout.write(f"API docs: {base}/api/docs/\n")
+        self.stdout.write(f"Moderators' console: {base}/admin/ (create a login with "
+                          "`DEBUG=1 .venv/bin/python manage.py createsuperuser`)\n")
 
     def load_conversation(self):
         asker, answerer, moderator = (
