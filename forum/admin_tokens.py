@@ -50,9 +50,8 @@ class TokenAdmin(admin.ModelAdmin):
 
     @admin.display(description="status", ordering="revoked_at")
     def status(self, token):
-        if token.revoked_at:
-            return format_html('<span class="parley-badge parley-rejected">revoked</span>')
-        return format_html('<span class="parley-badge parley-open">active</span>')
+        badge, text = ("rejected", "revoked") if token.revoked_at else ("open", "active")
+        return format_html('<span class="parley-badge parley-{}">{}</span>', badge, text)
 
     def save_model(self, request, obj, form, change):
         rights, label = set(form.cleaned_data["rights"]), form.cleaned_data["label"]
