@@ -87,8 +87,9 @@ def event_json(event):
     }
 
 
-def strict(properties, **extra):
-    return {"type": "object", "properties": properties, "required": list(properties),
+def strict(properties, optional=None, **extra):
+    """An object with exactly these properties, all required, plus `optional` ones that may be absent."""
+    return {"type": "object", "properties": {**properties, **(optional or {})}, "required": list(properties),
             "additionalProperties": False, **extra}
 
 
@@ -132,12 +133,9 @@ PROFILE_MESSAGE_PROPERTIES = {
     "claim": {"type": ["object", "null"], "description": "dialectic profile: the claim this message "
                                                            "asserted, in its current state"},
 }
-MESSAGE_SCHEMA = {**strict(_MESSAGE_PROPERTIES),
-                  "properties": {**_MESSAGE_PROPERTIES, **PROFILE_MESSAGE_PROPERTIES}}
-MESSAGE_NODE_SCHEMA = {**strict({**_MESSAGE_PROPERTIES, "replies": {
-    "type": "array", "items": {"type": "object"}, "description": "nested messages"}}),
-}
-MESSAGE_NODE_SCHEMA["properties"] = {**MESSAGE_NODE_SCHEMA["properties"], **PROFILE_MESSAGE_PROPERTIES}
+MESSAGE_SCHEMA = strict(_MESSAGE_PROPERTIES, PROFILE_MESSAGE_PROPERTIES)
+MESSAGE_NODE_SCHEMA = strict({**_MESSAGE_PROPERTIES, "replies": {
+    "type": "array", "items": {"type": "object"}, "description": "nested messages"}}, PROFILE_MESSAGE_PROPERTIES)
 
 EVENT_SCHEMA = strict({
     "id": {"type": "string", "pattern": "^ev_[0-9]+$"},
