@@ -5,8 +5,6 @@ from collections import Counter, defaultdict
 
 from forum.models import TERMINAL_STATES, Message, StateEvent, Thread
 
-SETTLING_LABELS = ("confirm", "dismiss")
-
 
 def acknowledged_stored_exactly_once(acknowledged):
     """Every acknowledged message is stored, once, as acknowledged; nothing is stored unacknowledged."""
@@ -27,21 +25,39 @@ def acknowledged_stored_exactly_once(acknowledged):
 
 
 def thread_chains_consistent():
-    """Per thread: counts match, the event chain links up and ends in the thread's state, and no message
-    but a reopen was accepted while the thread was locked."""
+    """Per thread: counts match, and the event chain links up and ends in the thread's state."""
+    events, messages = _histories()
+    problems = []
+    for thread in Thread.objects.all():
+        problems += [f"th_{thread.pk}: {problem}" for problem in
+                     _chain_problems(thread, events[thread.pk], messages[thread.pk])]
+    return problems
+
+
+def nothing_accepted_after_a_confirmed_close():
+    """§9: once a close (or any terminal state) is confirmed, the thread accepts nothing until a reopen
+    moves it on; that reopen is the next event, so the locked span ends there."""
+    events, messages = _histories()
+    problems = []
+    for thread_id, chain in events.items():
+        for start, end, state in _locked_spans(chain):
+            problems += [f"th_{thread_id}: msg_{message.pk} ({message.kind}) accepted after a confirmed {state}"
+                         for message in messages[thread_id]
+                         if message.created_at > start and (end is None or message.created_at < end)]
+    return problems
+
+
+def _histories():
+    """Each thread's state events (claims aside) and messages, in the order they were written."""
     events, messages = defaultdict(list), defaultdict(list)
     for event in StateEvent.objects.filter(claim_number__isnull=True).order_by("id"):
         events[event.thread_id].append(event)
     for message in Message.objects.order_by("id").only("id", "thread_id", "kind", "created_at"):
         messages[message.thread_id].append(message)
-    problems = []
-    for thread in Thread.objects.all():
-        problems += [f"th_{thread.pk}: {problem}" for problem in
-                     _thread_problems(thread, events[thread.pk], messages[thread.pk])]
-    return problems
+    return events, messages
 
 
-def _thread_problems(thread, events, messages):
+def _chain_problems(thread, events, messages):
     problems = []
     if thread.message_count != len(messages):
         problems.append(f"message_count {thread.message_count} but {len(messages)} stored")
@@ -55,19 +71,14 @@ def _thread_problems(thread, events, messages):
         problems.append(f"state {thread.state} but the chain ends at {last.to_state}")
     if (last.confirmed_at is None) != thread.is_pending:
         problems.append("pending state and the last event disagree")
-    return problems + _accepted_while_locked(events, messages)
-
-
-def _accepted_while_locked(events, messages):
-    """Locked spans: from an event that left a confirmed terminal state to the next event. Timestamps are
-    taken under the thread's row lock, so they order the thread's writes."""
-    problems, spans = [], []
-    for event, following in zip(events, events[1:] + [None]):
-        if event.to_state in TERMINAL_STATES and event.confirmed_at is not None:
-            spans.append((event.confirmed_at, following.at if following else None))
-    for message in messages:
-        for start, end in spans:
-            inside = message.created_at > start and (end is None or message.created_at < end)
-            if inside and message.kind != "reopen":
-                problems.append(f"msg_{message.pk} ({message.kind}) accepted while the thread was locked")
     return problems
+
+
+def _locked_spans(events):
+    """(start, end or None, state) from each confirmation of a terminal state to the thread's next event.
+
+    Timestamps are taken under the thread's row lock, so they order one thread's writes. The start is
+    exclusive: a lock holder's close is confirmed at the instant its own message is stored."""
+    return [(event.confirmed_at, following.at if following else None, event.to_state)
+            for event, following in zip(events, events[1:] + [None])
+            if event.to_state in TERMINAL_STATES and event.confirmed_at is not None]
