@@ -4,6 +4,23 @@ list of violations, so a failing assertion shows them."""
 from collections import Counter, defaultdict
 
 from forum.models import TERMINAL_STATES, Message, StateEvent, Thread
+from parley_site.errors import REFUSALS
+
+KNOWN_REASONS = {refusal.reason for refusal in REFUSALS}
+
+
+def assert_the_load_left_everything_consistent(ledger, allowed_5xx=()):
+    """What every load run must leave: no 5xx (but those allowed), only §13 reasons, writes over both doors,
+    at least one confirmed close met, and every invariant below over the whole database."""
+    answers = ledger.answers
+    assert [a.status for a in answers if a.status >= 500 and a.status not in allowed_5xx] == []
+    assert {a.reason for a in answers if a.status >= 400} <= KNOWN_REASONS
+    assert sum(1 for a in answers if a.status in (200, 201)) > 100, "the load hardly wrote anything"
+    assert {a.transport for a in answers if a.status < 300} == {"rest", "mcp"}
+    assert any(a.reason == "thread_locked" for a in answers), "no write met a locked thread: nothing to check"
+    assert acknowledged_stored_exactly_once(ledger.acknowledged_messages()) == []
+    assert thread_chains_consistent() == []
+    assert nothing_accepted_after_a_confirmed_close() == []
 
 
 def acknowledged_stored_exactly_once(acknowledged):
