@@ -1,0 +1,120 @@
+"""A throwaway PostgreSQL cluster of one test's own, for faults that must not hit the shared server: initdb
+into a temporary directory, trust auth, loopback on a free port, its unix socket in that directory too.
+Django reaches it as one more database alias, and a router sends every ORM query of the test there."""
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+import dj_database_url
+import psycopg
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.test import override_settings
+
+from bench.server import free_port
+
+ALIAS = "private_cluster"
+DATABASE = "parley"
+PG_CTL_TIMEOUT = 60
+
+
+def postgresql_binaries():
+    """The directory of initdb and pg_ctl: on PATH, or in Debian's versioned directory that keeps them off it."""
+    on_path = shutil.which("pg_ctl")
+    if on_path and shutil.which("initdb"):
+        return Path(on_path).resolve().parent
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda path: int(path.parts[-3]))
+    return found[-1].parent if found else None
+
+
+def postgres_os_user():
+    """PostgreSQL refuses to run as root; as root the cluster runs as the `postgres` OS user. Returns
+    (command prefix, uid, gid), or None when there is no way to run it as another user."""
+    if os.geteuid() != 0:
+        return [], os.geteuid(), os.getegid()
+    try:
+        user = pwd.getpwnam("postgres")
+    except KeyError:
+        return None
+    if shutil.which("runuser") is None:
+        return None
+    return ["runuser", "-u", "postgres", "--"], user.pw_uid, user.pw_gid
+
+
+class PrivateCluster:
+    """`with PrivateCluster(binaries, os_user) as cluster:` a running cluster with an empty database
+    DATABASE; `stop()` and `start()` it at will. Leaving the block stops it and deletes it, whatever happened."""
+
+    def __init__(self, binaries, os_user):
+        self.binaries, (self.prefix, uid, gid) = binaries, os_user
+        self.root = Path(tempfile.mkdtemp(prefix="parley-pg-"))
+        os.chown(self.root, uid, gid)
+        self.data, self.port = self.root / "data", free_port()
+        self.url = f"postgres://postgres@127.0.0.1:{self.port}/{DATABASE}"
+
+    def __enter__(self):
+        try:
+            self._run("initdb", "-D", self.data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C")
+            with open(self.data / "postgresql.conf", "a") as conf:
+                conf.write(f"port = {self.port}\nlisten_addresses = '127.0.0.1'\n"
+                           f"unix_socket_directories = '{self.root}'\n")
+            self.start()
+            with psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres",
+                                 autocommit=True) as maintenance:
+                maintenance.execute(f"CREATE DATABASE {DATABASE}")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            if (self.data / "postmaster.pid").exists():
+                self._run("pg_ctl", "stop", "-D", self.data, "-m", "immediate", "-w", check=False)
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def start(self):
+        self._run("pg_ctl", "start", "-D", self.data, "-l", self.root / "server.log", "-w")
+
+    def stop(self):
+        """A fast shutdown: open transactions are rolled back and every connection is cut."""
+        self._run("pg_ctl", "stop", "-D", self.data, "-m", "fast", "-w")
+
+    def _run(self, program, *arguments, check=True):
+        command = [*self.prefix, str(self.binaries / program), *map(str, arguments)]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=PG_CTL_TIMEOUT)
+        if check and result.returncode != 0:
+            log = self.root / "server.log"
+            raise RuntimeError(f"{program} failed: {result.stderr}{result.stdout}"
+                               f"{log.read_text(errors='replace') if log.exists() else ''}")
+        return result.stdout
+
+
+class OnlyOneDatabase:
+    def __init__(self, alias):
+        self.alias = alias
+
+    def db_for_read(self, model, **hints):
+        return self.alias
+
+    def db_for_write(self, model, **hints):
+        return self.alias
+
+
+@contextmanager
+def every_query_on(url):
+    """Make `url` the Django database ALIAS and route every ORM query there meanwhile, so that services
+    and the invariant checks run on it unchanged."""
+    connections.settings[ALIAS] = connections.configure_settings(
+        {DEFAULT_DB_ALIAS: dj_database_url.parse(url)})[DEFAULT_DB_ALIAS]
+    try:
+        with override_settings(DATABASE_ROUTERS=[OnlyOneDatabase(ALIAS)]):
+            yield connections[ALIAS]
+    finally:
+        connections[ALIAS].close()
+        del connections[ALIAS]
+        del connections.settings[ALIAS]
