@@ -11,9 +11,9 @@ from forum.models import TERMINAL_STATES
 
 # `late_note`: a note to a thread last seen locked, as an agent that missed the close would send.
 AGENT_ACTS = [("ask", 2), ("answer", 4), ("note", 3), ("follow_up", 1), ("decide", 2), ("close", 2),
-              ("reopen", 1), ("defer", 1), ("late_note", 1)]
+              ("reopen", 1), ("defer", 1), ("late_note", 2)]
 KIND_OF_ACT = {"follow_up": "ask", "late_note": "note"}
-MODERATOR_ACTS = [("confirm", 5), ("dismiss", 1), ("close", 1), ("reopen", 1)]
+MODERATOR_ACTS = [("confirm", 5), ("dismiss", 1), ("close", 1), ("defer", 1), ("reopen", 1)]
 RETRY_UNAVAILABLE_FOR = 15  # seconds an agent keeps retrying a write the server answered 503
 TOKENS, EXTENSIONS, MODERATOR_LINES = 50, 3, 16
 
