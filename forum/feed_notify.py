@@ -1,44 +1,22 @@
-"""Every write announces itself once committed (§16). The hooks sit where every write passes: each post,
-confirm and dismiss saves its thread row, and each state change (thread or claim) creates a StateEvent.
-A note says only which thread moved and what it awaits now, enough for a waiter to tell whether a re-read
-could find anything; the re-read itself decides what the caller sees."""
-import json
-import logging
+"""Every committed write announces itself (§16). On PostgreSQL the database does it: row triggers queue a
+`pg_notify` inside the writing transaction (migration 0005 holds them and the notes' shape), so a
+rolled-back write announces nothing and a committed one costs no extra round trip.
 
+SQLite has no channel between processes (their waiters poll, forum.feed_hub). Here a committed write only
+wakes this process's own waiters at once; they re-read, and the re-read decides what they see."""
 from django.db import connection, transaction
 from django.db.models.signals import post_save
 
-from forum.feed_hub import CHANNEL, HUB, is_postgresql
+from forum.feed_hub import EVERYTHING, HUB
 from forum.models import StateEvent, Thread
 
-logger = logging.getLogger("parley.feed")
 
-
-def thread_saved(sender, instance, update_fields=None, **kwargs):
-    if update_fields is not None and "awaiting_seq" not in update_fields:
-        return  # this save cannot have put the thread in anyone's inbox
-    announce({"kind": "thread", "thread": instance.pk, "act": instance.awaiting_act,
-              "from": instance.awaiting_from})
-
-
-def event_saved(sender, instance, created, **kwargs):
-    if created:
-        announce({"kind": "event", "thread": instance.thread_id})
-
-
-def announce(note):
-    # robust: the write is committed by then; a failed announcement must not turn it into an error.
-    transaction.on_commit(lambda: send(note), robust=True)
-
-
-def send(note):
-    if is_postgresql():
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps(note)])
-    else:
-        HUB.publish(note)  # SQLite: other processes learn of it by polling
+def wake_local_waiters(sender, **kwargs):
+    # robust: the write is committed by then; a failed wake-up must not turn it into an error.
+    transaction.on_commit(lambda: HUB.publish(EVERYTHING), robust=True)
 
 
 def connect():
-    post_save.connect(thread_saved, sender=Thread, dispatch_uid="feed_thread_saved")
-    post_save.connect(event_saved, sender=StateEvent, dispatch_uid="feed_event_saved")
+    if connection.vendor != "postgresql":
+        post_save.connect(wake_local_waiters, sender=Thread, dispatch_uid="feed_thread_saved")
+        post_save.connect(wake_local_waiters, sender=StateEvent, dispatch_uid="feed_event_saved")
