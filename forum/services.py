@@ -13,7 +13,7 @@ from forum.limits import limit
 from forum.models import Message, Right, State, StateEvent, Thread, Token
 from forum.profiles import profile_for_kind, rights_for_kind
 from forum.selectors import access_thread, require_right, restorable_event
-from forum.sequences import NextAwaitingSeq, take_places
+from forum.sequences import NextAwaitingSeq, PlacesTaken, take_places
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
                                 NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
                                 ThreadLocked)
@@ -81,12 +81,13 @@ def _post_to_thread(actor, envelope):
         raise LoopGuard(limit="loop_exchange_max")
     profile = profile_for_kind(kind)
     apply_profile = profile.prepare(actor, thread, envelope) if profile else None
-
-    now = timezone.now()
-    _admit_write(actor, now)
     confirmed = policies.marks_are_confirmed(actor)
     next_awaiting = policies.awaiting_after_message(kind, thread, new_state, confirmed, parent.author_identity)
     left = None if next_awaiting is policies.POSTED else policies.awaiting(*next_awaiting)
+
+    now = timezone.now()
+    # A new awaiting draws an inbox place, a state change an event id, a profile kind perhaps a claim id.
+    _admit_write(actor, now, draws_places=left is not None or new_state is not policies.POSTED or bool(profile))
     message = _store_message(actor, thread, envelope, parent, now, left or _current_awaiting(thread))
 
     old_state = thread.state
@@ -208,31 +209,30 @@ def _record_event(thread, message, from_state, to_state, label, actor, now, conf
     )
 
 
-def _admit_write(actor, now):
-    """Every check but the rate limit has passed: take the write's places in the lists (before its token
-    row, so no writer ever waits for the places while holding a row another one needs), then count it.
+def _admit_write(actor, now, draws_places=True):
+    """Every check but the rate limit has passed: count the write against its token's rate limit and, if
+    it will draw a place in a cursor's list (forum.sequences), take the places in the same statement.
+    Humans are not rate limited."""
+    if actor.token is not None:
+        _count_in_window(actor.token, now, draws_places)
+    elif draws_places:
+        take_places()
 
-    §14 `writes_per_minute`: a sliding 60-second window of accepted writes, kept on the token row so
-    that every server process counts the same writes. Humans are not rate limited."""
-    take_places()
-    _count_in_window(actor, now)
 
-
-def _count_in_window(actor, now):
-    token = actor.token
-    if token is None:
-        return
+def _count_in_window(token, now, draws_places):
+    """§14 `writes_per_minute`: a sliding 60-second window of accepted writes, kept on the token row so
+    that every server process counts the same writes."""
     now_ts, allowed = now.timestamp(), limit("writes_per_minute")
     window = [stamp for stamp in token.recent_writes if stamp > now_ts - 60]
     if len(window) >= allowed:
         raise RateLimited(retry_after=max(1, math.ceil(window[-allowed] + 60 - now_ts)))
     # Optimistic: write_count doubles as a version. A concurrent write by the same token makes this
     # update miss; then re-read under a row lock and count again.
-    updated = Token.objects.filter(pk=token.pk, write_count=token.write_count).update(
+    places = [PlacesTaken()] if draws_places else []
+    updated = Token.objects.filter(*places, pk=token.pk, write_count=token.write_count).update(
         recent_writes=window + [now_ts], write_count=F("write_count") + 1, last_used_at=now)
     if not updated:
         fresh = Token.objects.select_for_update().get(pk=token.pk)
         token.recent_writes, token.write_count = fresh.recent_writes, fresh.write_count
-        return _count_in_window(actor, now)
+        return _count_in_window(token, now, draws_places)
     token.recent_writes, token.write_count = window + [now_ts], token.write_count + 1
-

@@ -183,3 +183,29 @@ def test_a_poller_misses_nothing_when_writes_commit_out_of_order(path, params, o
     later = alice.get(path, cursor=seen["cursor"], **params).json()
     threads = [item.get("thread", item["id"]) for item in seen["items"] + later["items"]]
     assert sorted(threads) == sorted([first, second]), "a poller following the cursor missed a write"
+
+
+def test_a_plain_note_never_waits_for_the_writes_that_hold_the_lists_places(on_postgresql, make_token):
+    """forum.sequences: only a write that draws a place in a list (a new thread, event, claim or awaiting)
+    takes the places lock. A note that moves nothing passes a write holding it; an answer waits for it."""
+    alice, bob, carol = (Agent(make_token(handle)) for handle in ("alice", "bob", "carol"))
+    held, other = alice.ask("Held?"), alice.ask("Other?")
+    hold = Hold(bob.identity, "slow")
+    hold.start()
+    assert hold.ready.wait(10)
+    results = []
+    slow = in_thread(lambda: bob.post(body={"kind": "answer", "body": "Slow", "thread": held},
+                                      HTTP_IDEMPOTENCY_KEY="slow"), results)
+    wait_until(lambda: waiting_backends() >= 1)  # bob's answer holds the places, waiting on its key
+    note = in_thread(lambda: carol.say("note", "Just a remark.", thread=other), results)
+    note.join(10)
+    noted_while_held = [response.status_code for response in results]
+    answer = in_thread(lambda: carol.say("answer", "An answer.", thread=other), results)
+    answer.join(0.5)
+    answer_waited = answer.is_alive()
+    hold.release.set()
+    for worker in (slow, answer, hold):
+        worker.join(30)
+    assert noted_while_held == [201]
+    assert answer_waited, "an answer draws an inbox place and an event id: it waits for the places"
+    assert sorted(response.status_code for response in results) == [201, 201, 201]
