@@ -39,6 +39,8 @@ def arguments():
     parser.add_argument("--worker-threads", type=int, default=4)
     parser.add_argument("--latency-requests", type=int, default=300)
     parser.add_argument("--reuse", action="store_true", help="keep already seeded databases")
+    parser.add_argument("--load-only", action="store_true",
+                        help="with --reuse: only the load and its targets (no growth table, no query counts)")
     parser.add_argument("--seed-only", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -164,8 +166,11 @@ def main():
     secrets = [bench_secret(number) for number in range(args.tokens)]
     large = current_size()
     small = current_size(small_url(args.database_url))
-    report.print_growth(small, large, growth(args, (small, large), secrets))
+    if not args.load_only:
+        report.print_growth(small, large, growth(args, (small, large), secrets))
     rounds, _ = load_figures(args, large, secrets)
+    if args.load_only:
+        return report.print_targets(rounds, None)
     queries = queries_per_operation(secrets[0], large)
     report.print_queries(queries)
     report.print_targets(rounds, queries)
