@@ -45,4 +45,7 @@ class Migration(migrations.Migration):
         RunSQLOnPostgreSQL("CREATE EXTENSION IF NOT EXISTS pg_trgm", reverse_sql=migrations.RunSQL.noop),
         trigram_index("message_body_trgm_idx", "forum_message", "body"),
         trigram_index("thread_title_trgm_idx", "forum_thread", "title"),
+        # PostgreSQL keeps statistics of an expression only once it is indexed, and gathers them only on
+        # ANALYZE: without them it guesses how many rows a LIKE matches until autovacuum next analyzes.
+        RunSQLOnPostgreSQL("ANALYZE forum_thread, forum_message", reverse_sql=migrations.RunSQL.noop),
     ]
