@@ -9,7 +9,7 @@ from django.db.models.lookups import GreaterThan
 
 from forum.models import Message, Thread
 
-# pg_trgm indexes runs of letters and digits, three at a time (migration 0005).
+# pg_trgm indexes runs of letters and digits, three at a time (migration text_search_trigram).
 HAS_TRIGRAM = re.compile(r"[^\W_]{3}")
 
 

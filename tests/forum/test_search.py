@@ -1,5 +1,5 @@
 """§11 list_threads `q`: a case-insensitive substring of a thread's title or of one of its messages' bodies,
-served on PostgreSQL from the trigram indexes of forum migration 0005."""
+served on PostgreSQL from the trigram indexes of the forum migration text_search_trigram."""
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -47,7 +47,7 @@ def on_postgresql(db):
 
 
 @pytest.mark.postgres
-def test_migration_0005_indexes_title_and_body_with_trigrams_of_their_upper_case(on_postgresql):
+def test_the_trigram_migration_indexes_title_and_body_with_trigrams_of_their_upper_case(on_postgresql):
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY(%s)",
                        [list(TRIGRAM_INDEXES)])
