@@ -98,6 +98,7 @@ class Thread(models.Model):
             models.Index(fields=["awaiting_from", "awaiting_act", "awaiting_seq"], name="thread_awaiting_from_idx"),
             models.Index(fields=["state", "id"], name="thread_state_idx"),
             models.Index(fields=["creator_identity", "id"], name="thread_creator_idx"),
+            # The title's trigram index for `q=` is PostgreSQL-only: migration text_search_trigram holds it.
         ]
         # Staff read the console; only holders of this permission act in it as the human (§7 rule 4).
         permissions = [("moderate_thread", "Can moderate threads and post as the human")]
@@ -132,6 +133,7 @@ class Message(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        # The body's trigram index for `q=` is PostgreSQL-only: migration text_search_trigram holds it.
         indexes = [models.Index(fields=["thread", "id"], name="message_thread_idx")]
 
     def __str__(self):

@@ -19,6 +19,13 @@ def accepted(response, status=201):
     return response.json()
 
 
+def listing(agent, **params):
+    """The thread ids a list_threads request answers, in order."""
+    response = agent.get("/api/v1/threads", **params)
+    assert response.status_code == 200, response.json()
+    return [thread["id"] for thread in response.json()["items"]]
+
+
 def world():
     """Everything a write could change: threads (state, awaiting, loop run), messages, events, remembered
     idempotent answers, and each token's count of accepted writes."""
