@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "parley_site.middleware.MachineErrorsMiddleware",
+    "parley_site.database_turns.DatabaseTurnMiddleware",
 ]
 
 ROOT_URLCONF = "parley_site.urls"
