@@ -22,7 +22,7 @@ from forum.feed_lines import LineChecks
 from forum.models import Right, StateEvent, Thread
 from forum.policies import has_right
 from forum.wire import event_json, thread_json
-from parley_site.errors import InvalidBody, ParleyError, TokenInvalid, TokenRightMissing
+from parley_site.errors import InvalidBody, TokenInvalid, TokenRightMissing
 
 RETRY_MILLISECONDS = 2000  # how soon an EventSource reconnects after a dropped connection
 # The reads of open streams share a few threads and so a few database connections per process, however
@@ -145,7 +145,7 @@ async def refusal_now(stream):
     return None
 
 
-def refusal_frame(error: ParleyError):
+def refusal_frame(error):
     """A stream's last frame when its caller may no longer read it: the §13 refusal as an `error` event (no
     `id:`, so a reconnect resumes after the last item delivered)."""
     return f"event: error\ndata: {json.dumps(error.as_body(), separators=(',', ':'))}\n\n"
