@@ -10,7 +10,7 @@ from django.conf import settings
 
 from forum.feed_hub import HUB
 from forum.profiles import Profile, register
-from parley_site.database_turns import database_turn, turn_given_back
+from parley_site.database_turns import database_turn, give_turn_back
 from parley_site.shapes import Int
 
 WAIT_MAX_SECONDS = 30  # §16, §14.1
@@ -72,9 +72,8 @@ def wait_for(read, seconds, concerns):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            with turn_given_back():
-                noted = woken.wait(remaining)
-            if not noted:
+            give_turn_back()
+            if not woken.wait(remaining):
                 break
             woken.clear()
             with database_turn():

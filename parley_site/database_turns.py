@@ -5,7 +5,8 @@ process held a database connection at once. A burst (agents arriving, long-polls
 straight back) opened one per request in flight, each held until Django closed it after the response had
 been sent, and PostgreSQL ran out of connections (docs/performance.md). Now a request takes a turn before
 its view runs and gives it back, with its connection, as soon as its response is built; a long-poll gives
-both back while it sleeps (forum.feed.wait_for). Requests beyond the turns wait for one in their thread,
+both back before it sleeps and takes a turn again only to re-read (forum.feed.wait_for), so a call that
+times out answers without waiting for one. Requests beyond the turns wait for one in their thread,
 holding no connection. Under gunicorn's threads (fewer than TURNS) a turn is always free."""
 import threading
 from contextlib import contextmanager
@@ -34,12 +35,12 @@ def database_turn():
     try:
         yield
     finally:
-        try:
-            if connection.settings_dict["CONN_MAX_AGE"] == 0:
-                release_connection()
-        finally:
-            _held.turn = False
-            _turns.release()
+        if holds_turn():  # not given back meanwhile (give_turn_back)
+            try:
+                if connection.settings_dict["CONN_MAX_AGE"] == 0:
+                    release_connection()
+            finally:
+                _give_back()
 
 
 def release_connection():
@@ -49,21 +50,17 @@ def release_connection():
         connection.close()
 
 
-@contextmanager
-def turn_given_back():
-    """For a call that sleeps inside its request: its connection, and its turn if it holds one, go back
-    until it wakes."""
+def give_turn_back():
+    """For a call about to sleep inside its request: its connection, and its turn if it holds one, go back.
+    It takes a turn again (database_turn) only when it reads."""
     release_connection()
-    if not holds_turn():
-        yield
-        return
+    if holds_turn():
+        _give_back()
+
+
+def _give_back():
     _held.turn = False
     _turns.release()
-    try:
-        yield
-    finally:
-        _turns.acquire()
-        _held.turn = True
 
 
 class DatabaseTurnMiddleware:
