@@ -3,7 +3,8 @@
 Async, so that an open stream is a coroutine waiting for a note, not a worker, a thread or a database
 connection. Everything that can refuse runs first, in the request's thread and through the REST API's own
 authentication and selectors, so a refusal is the §13 JSON answer and no stream opens: token_invalid,
-invalid_body, token_right_missing, not_found, then the per-token stream limit (limit_exceeded, 409)."""
+invalid_body, token_right_missing, not_found, then the per-token stream limit (limit_exceeded, 409). An
+open stream whose caller may no longer read ends with the refusal as its last frame (forum.feed_stream)."""
 import asyncio
 
 from asgiref.sync import sync_to_async
