@@ -125,18 +125,24 @@ async def sse_waiter(port, secret, thread, state):
 
 async def longpoll_waiter(port, secret, thread, state):
     path = f"/api/v1/threads/{thread}/events"
-    status, body = await http_get(port, path, secret)
-    cursor = json.loads(body[body.index(b"{"):body.rindex(b"}") + 1])["cursor"]
-    state["connected"] += 1
-    while True:
-        status, body = await http_get(port, f"{path}?wait=30&cursor={cursor}", secret)
-        if status != 200:
-            state["refused"] += 1
-            return
-        page = json.loads(body[body.index(b"{"):body.rindex(b"}") + 1])  # chunked framing aside
-        for event in page["items"]:
-            arrival(event, state["lags"])
-        cursor = page["cursor"]
+    try:
+        status, body = await http_get(port, path, secret)
+        cursor = json.loads(body[body.index(b"{"):body.rindex(b"}") + 1])["cursor"]
+        state["connected"] += 1
+        try:
+            while True:
+                status, body = await http_get(port, f"{path}?wait=30&cursor={cursor}", secret)
+                if status != 200:
+                    state["refused"] += 1
+                    return
+                page = json.loads(body[body.index(b"{"):body.rindex(b"}") + 1])  # chunked framing aside
+                for event in page["items"]:
+                    arrival(event, state["lags"])
+                cursor = page["cursor"]
+        finally:
+            state["connected"] -= 1
+    except (TimeoutError, OSError):  # no answer within 40 s, or the connection failed
+        state["lost"] += 1
 
 
 async def post(port, secret, thread):
@@ -151,34 +157,62 @@ async def post(port, secret, thread):
     return status
 
 
+def database_connections(database_url):
+    """The server's connections to its database right now, by state (this query's own excluded)."""
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        return dict(admin.execute(
+            "SELECT coalesce(state, 'none'), count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() GROUP BY 1").fetchall())
+
+
+async def sample_connections(database_url, samples):
+    """Appends database_connections() twice a second until cancelled."""
+    while True:
+        samples.append(await asyncio.to_thread(database_connections, database_url))
+        await asyncio.sleep(0.5)
+
+
+def most_connections(samples):
+    busiest = max(samples, key=lambda sample: sum(sample.values()), default={})
+    return f"{sum(busiest.values())} ({', '.join(f'{n} {state}' for state, n in sorted(busiest.items()))})"
+
+
 async def run(args, server, writer_secret, threads, secrets):
-    state = {"connected": 0, "refused": 0, "lags": []}
+    state = {"connected": 0, "refused": 0, "lost": 0, "lags": []}
     waiter = sse_waiter if args.mode == "sse" else longpoll_waiter
     opening = time.monotonic()
     tasks = []
     for n, secret in enumerate(secrets):  # agents arrive over time, not in one burst
         tasks.append(asyncio.create_task(waiter(args.port, secret, threads[n % len(threads)], state)))
         await asyncio.sleep(1 / args.arrivals)
-    while state["connected"] + state["refused"] < len(secrets) and time.monotonic() - opening < 180:
+    while state["connected"] + state["refused"] + state["lost"] < len(secrets) and time.monotonic() - opening < 180:
         await asyncio.sleep(0.1)
     opened_in = time.monotonic() - opening
     meter = CpuMeter(server.pid, args.database)
-    idle_cpu = meter.seconds()
+    idle_cpu, idle_connections = meter.seconds(), []
+    sampler = asyncio.create_task(sample_connections(args.database, idle_connections))
     await asyncio.sleep(10)
+    sampler.cancel()
     idle_cpu = (meter.seconds() - idle_cpu) / 10
     held_at_start = state["connected"]
     flowing_cpu = meter.seconds()
-    posts, started = [], time.monotonic()
+    posts, started, flowing_connections = [], time.monotonic(), []
+    sampler = asyncio.create_task(sample_connections(args.database, flowing_connections))
     while time.monotonic() - started < args.seconds:
         posts.append(asyncio.create_task(post(args.port, writer_secret, random.choice(threads))))
         await asyncio.sleep(max(0.0, len(posts) / args.rate - (time.monotonic() - started)))
     statuses = await asyncio.gather(*posts)
     await asyncio.sleep(2)
+    sampler.cancel()
     flowing_cpu = (meter.seconds() - flowing_cpu) / (time.monotonic() - started)
     report(args, state, held_at_start, opened_in, statuses)
     print(f"server CPU (workers and their database backends): {idle_cpu:.2f} cores while the waiters idle, "
           f"{flowing_cpu:.2f} cores while posts flow "
           f"(machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(f"server's database connections, most seen: {most_connections(idle_connections)} while the waiters "
+          f"idle, {most_connections(flowing_connections)} while posts flow")
     for task in tasks:
         task.cancel()
 
@@ -189,7 +223,7 @@ def report(args, state, held_at_start, opened_in, statuses):
     print(f"mode={args.mode} workers={args.workers} waiters={args.waiters} threads={args.threads} "
           f"rate={args.rate}/s seconds={args.seconds}")
     print(f"waiters connected: {held_at_start} after opening ({opened_in:.1f} s to open them all), "
-          f"{state['connected']} at the end; refused {state['refused']}")
+          f"{state['connected']} at the end; refused {state['refused']}, lost {state['lost']} (no answer in 40 s)")
     print(f"posts: {posted} ({failed} failed); deliveries: {len(lags)} "
           f"(expected {(posted - failed) * args.waiters / args.threads:.0f})")
     if lags:

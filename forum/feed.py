@@ -7,16 +7,13 @@ import threading
 import time
 
 from django.conf import settings
-from django.db import connection
 
 from forum.feed_hub import HUB
 from forum.profiles import Profile, register
+from parley_site.database_turns import database_turn, give_turn_back
 from parley_site.shapes import Int
 
 WAIT_MAX_SECONDS = 30  # §16, §14.1
-# One note can wake hundreds of waiters at once. Only a few of a process's waiters use the database at
-# the same time, so such a burst queues here instead of exhausting the database's connections.
-DATABASE_TURNS = threading.BoundedSemaphore(8)
 STREAM_PATH = "GET /api/v1/events/stream"
 WAIT_ARG = {"wait": Int(0, WAIT_MAX_SECONDS, description=(
     "Seconds to hold the call while nothing new is there after the cursor (0-30, default 0); answers as "
@@ -58,16 +55,11 @@ def concerns_inbox(identity, awaiting):
                          and note["from"] in ("anyone", "moderator", identity))
 
 
-def release_connection():
-    """A waiting call must not hold a database connection: hundreds of waiters would exhaust them. Inside
-    a transaction (a test's, say) the connection is not ours to close."""
-    if not connection.in_atomic_block:
-        connection.close()
-
-
 def wait_for(read, seconds, concerns):
     """read() -> list. Returns read()'s answer as soon as it is not empty, or its empty answer once
-    `seconds` have passed. Between reads the call sleeps until a note that concerns it arrives."""
+    `seconds` have passed. Between reads the call sleeps until a note that concerns it arrives, holding no
+    database connection and no database turn (parley_site.database_turns): one note can wake hundreds of
+    waiters, and only a few of a process's calls use the database at the same time."""
     if not seconds:
         return read()
     deadline = time.monotonic() + seconds
@@ -76,19 +68,16 @@ def wait_for(read, seconds, concerns):
     waiter = HUB.subscribe(concerns, woken.set)
     try:
         items = read()
-        if not items:
-            release_connection()
         while not items:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
+            give_turn_back()
             if not woken.wait(remaining):
                 break
             woken.clear()
-            with DATABASE_TURNS:
+            with database_turn():
                 items = read()
-                if not items:
-                    release_connection()
         return items
     finally:
         HUB.unsubscribe(waiter)

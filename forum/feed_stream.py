@@ -15,11 +15,14 @@ from django.db import InterfaceError, OperationalError, connection
 from django.db.models import Max
 
 from forum import cursors, selectors
+from forum.actors import Actor
 from forum.feed import concerns_events, concerns_inbox, feed_setting
 from forum.feed_hub import HUB
-from forum.models import StateEvent, Thread
+from forum.feed_lines import LineChecks
+from forum.models import Right, StateEvent, Thread
+from forum.policies import has_right
 from forum.wire import event_json, thread_json
-from parley_site.errors import InvalidBody
+from parley_site.errors import InvalidBody, TokenInvalid, TokenRightMissing
 
 RETRY_MILLISECONDS = 2000  # how soon an EventSource reconnects after a dropped connection
 # The reads of open streams share a few threads and so a few database connections per process, however
@@ -29,10 +32,12 @@ READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="parley-feed-read")
 
 @dataclass
 class Stream:
-    """What one open stream follows, and how far it has got (`after`, a position in the list)."""
+    """What one open stream follows, for whom, and how far it has got (`after`, a position in the list)."""
+    actor: Actor
+    needs: tuple  # the rights its selector requires: a heartbeat checks them without reading
     scope: str
     key: tuple  # equal for streams whose reads from one position give the same answer
-    read: Callable  # (after, limit) -> items
+    read: Callable  # (actor, after, limit) -> items
     position: Callable  # item -> its position in the list
     render: Callable  # item -> JSON
     concerns: Callable  # note -> may it concern this stream?
@@ -43,7 +48,7 @@ class Stream:
     def fetch(self, after):
         """The items after `after`. Writes take their places in commit order (forum.sequences.take_places),
         so a stream that passed a position never misses an item committed later."""
-        return self.read(after, self.page)
+        return self.read(self.actor, after, self.page)
 
     def take(self, items):
         self.caught_up = len(items) < self.page
@@ -65,21 +70,22 @@ def stream_for(actor, args, page):
         if "thread" in args:
             raise InvalidBody("the inbox stream has no thread filter; drop thread or inbox", field="thread")
         awaiting, extension = args.get("awaiting", "answer"), args.get("extension", "")
+        needs = (Right.READ, Right.LOCK) if awaiting == "confirmation" else (Right.READ,)
 
-        def read_inbox(after, size):
-            return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=size)
-        return Stream("inbox", ("inbox", actor.identity, awaiting, extension, page), read_inbox,
+        def read_inbox(reader, after, size):
+            return selectors.inbox(reader, awaiting=awaiting, extension=extension, after=after, limit=size)
+        return Stream(actor, needs, "inbox", ("inbox", actor.identity, awaiting, extension, page), read_inbox,
                       lambda thread: thread.awaiting_seq, thread_json, concerns_inbox(actor.identity, awaiting), page)
     for name in ("awaiting", "extension"):
         if name in args:
             raise InvalidBody(f"{name} applies to the inbox stream (inbox=1)", field=name)
     thread_id = args.get("thread")
 
-    def read_events(after, size):
-        return selectors.event_list(actor, thread_id=thread_id, after=after, limit=size)
+    def read_events(reader, after, size):
+        return selectors.event_list(reader, thread_id=thread_id, after=after, limit=size)
     # Every caller with `read` sees the same events, so the key names no caller: their streams share reads.
-    return Stream("events", ("events", thread_id, page), read_events, lambda event: event.pk, event_json,
-                  concerns_events(thread_id), page)
+    return Stream(actor, (Right.READ,), "events", ("events", thread_id, page), read_events, lambda event: event.pk,
+                  event_json, concerns_events(thread_id), page)
 
 
 def head(scope):
@@ -89,12 +95,17 @@ def head(scope):
     return StateEvent.objects.aggregate(end=Max("id"))["end"] or 0
 
 
-def guarded_fetch(stream, after):
+def closing_a_broken_connection(function, *args):
     try:
-        return stream.fetch(after)
+        return function(*args)
     except (OperationalError, InterfaceError):
         connection.close()  # this pool thread's connection is broken; the next read opens a new one
         raise
+
+
+def on_pool(function, *args):
+    """function(*args) on the streams' read pool, awaitable."""
+    return asyncio.get_running_loop().run_in_executor(READS, closing_a_broken_connection, function, *args)
 
 
 class SharedReads:
@@ -111,18 +122,48 @@ class SharedReads:
         key = (stream.key, stream.after)
         flight = self._flights.get(key)
         if flight is None or flight[0] < fresh_since:
-            flight = (loop.time(), loop.run_in_executor(READS, guarded_fetch, stream, stream.after))
+            flight = (loop.time(), on_pool(stream.fetch, stream.after))
             self._flights[key] = flight
             flight[1].add_done_callback(lambda _: self._flights.get(key) is flight and self._flights.pop(key))
         return await asyncio.shield(flight[1])  # one stream leaving must not cancel the others' read
 
 
 SHARED_READS = SharedReads()
+LINE_CHECKS = LineChecks(on_pool)
+
+
+async def refusal_now(stream):
+    """None while the stream's caller may still read it (the stream then reads as the caller is now), else
+    the refusal a reconnect would get."""
+    actor = await LINE_CHECKS.current(stream.actor)
+    if actor is None:
+        return TokenInvalid("the token was revoked (or the session ended) while the stream was open")
+    missing = [right for right in stream.needs if not has_right(actor, right)]
+    if missing:
+        return TokenRightMissing(missing[0])
+    stream.actor = actor
+    return None
+
+
+def refusal_frame(error):
+    """A stream's last frame when its caller may no longer read it: the §13 refusal as an `error` event (no
+    `id:`, so a reconnect resumes after the last item delivered)."""
+    return f"event: error\ndata: {json.dumps(error.as_body(), separators=(',', ':'))}\n\n"
+
+
+async def woken_within(woken, seconds):
+    try:
+        await asyncio.wait_for(woken.wait(), seconds)
+    except TimeoutError:
+        return False
+    woken.clear()
+    return True
 
 
 async def sse_frames(stream, first_items):
     """The stream's text: the first items, then whatever arrives, a comment heartbeat after each quiet
-    `heartbeat_seconds`. Ends only when the client goes (the server cancels it)."""
+    `heartbeat_seconds`. Ends when the client goes (the server cancels it), or with a last `error` frame
+    when its caller may no longer read it: checked at each heartbeat and after each wake, before reading."""
     loop = asyncio.get_running_loop()
     woken, noted_at = asyncio.Event(), [loop.time()]
 
@@ -142,15 +183,15 @@ async def sse_frames(stream, first_items):
                 quiet_since = loop.time()
             fresh_since = loop.time()
             if stream.caught_up:
-                quiet_left = quiet_since + heartbeat - loop.time()
-                try:
-                    await asyncio.wait_for(woken.wait(), quiet_left)
-                    woken.clear()
-                    fresh_since = noted_at[0]
-                except TimeoutError:
+                noted = await woken_within(woken, quiet_since + heartbeat - loop.time())
+                fresh_since = noted_at[0]
+                refusal = await refusal_now(stream)
+                if refusal is not None:
+                    yield refusal_frame(refusal)
+                    return
+                if not noted:
                     yield ": heartbeat\n\n"
-                    quiet_since = loop.time()
-                    items = []
+                    quiet_since, items = loop.time(), []
                     continue
             items = stream.take(await SHARED_READS.fetch(stream, fresh_since))
     finally:

@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "parley_site.middleware.MachineErrorsMiddleware",
+    "parley_site.database_turns.DatabaseTurnMiddleware",
 ]
 
 ROOT_URLCONF = "parley_site.urls"
@@ -197,6 +198,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "forum.api.schema.add_event_stream"],
 }
 
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")

@@ -3,7 +3,8 @@
 Async, so that an open stream is a coroutine waiting for a note, not a worker, a thread or a database
 connection. Everything that can refuse runs first, in the request's thread and through the REST API's own
 authentication and selectors, so a refusal is the §13 JSON answer and no stream opens: token_invalid,
-invalid_body, token_right_missing, not_found, then the per-token stream limit (limit_exceeded, 409)."""
+invalid_body, token_right_missing, not_found, then the per-token stream limit (limit_exceeded, 409). An
+open stream whose caller may no longer read ends with the refusal as its last frame (forum.feed_stream)."""
 import asyncio
 
 from asgiref.sync import sync_to_async
@@ -14,10 +15,11 @@ from rest_framework.settings import api_settings
 from forum import cursors
 from forum.actors import Actor
 from forum.envelope import EXTENSION_PATTERN
-from forum.feed import DATABASE_TURNS, feed_setting, release_connection
+from forum.feed import feed_setting
 from forum.feed_slots import SLOTS, owner_key
 from forum.feed_stream import head, sse_frames, stream_for
 from forum.operations import AWAITING_ACTS, THREAD_ARG, paging, paging_fields
+from parley_site.database_turns import database_turn
 from parley_site.errors import LimitExceeded, TokenInvalid
 from parley_site.exception_handler import as_parley_error, json_refusal, method_not_allowed_body
 from parley_site.shapes import Obj, Str
@@ -42,7 +44,7 @@ def authenticate(request):
 
 def open_stream(request):
     """Every check, the first read, and a stream slot; returns (stream, first items, release)."""
-    with DATABASE_TURNS:
+    with database_turn():  # the request's own, through its middleware; a turn of its own otherwise
         actor = authenticate(request)
         args = stream_shape().validate({name: request.GET.get(name) for name in request.GET})
         stream = stream_for(actor, args, args.get("limit", 50))
@@ -52,7 +54,6 @@ def open_stream(request):
         slot = SLOTS.acquire(owner, maximum)
         if slot is None:
             raise LimitExceeded("streams_per_token_max", maximum)
-        release_connection()
     return stream, first_items, lambda: SLOTS.release(owner, slot)
 
 

@@ -124,13 +124,13 @@ class Live:
 
 class SseStream:
     """A Server-Sent Events client on a raw socket (so that waiting in vain for an event leaves it usable):
-    next_event() gives (id, data) per event and records comment lines."""
+    next_event() gives (id, data) per event, `kind` its `event:` field, and records comment lines."""
 
     def __init__(self, port, path, headers):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         lines = [f"GET {path} HTTP/1.1", "Host: 127.0.0.1", *(f"{k}: {v}" for k, v in headers.items())]
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-        self.raw, self.text, self.comments = b"", "", []
+        self.raw, self.text, self.comments, self.kind, self.finished = b"", "", [], None, False
         while b"\r\n\r\n" not in self.raw:
             assert self._receive(time.monotonic() + 10), "no response head"
         head, self.raw = self.raw.split(b"\r\n\r\n", 1)
@@ -150,6 +150,7 @@ class SseStream:
         while b"\r\n" in self.raw:
             size_line, rest = self.raw.split(b"\r\n", 1)
             size = int(size_line, 16)
+            self.finished = size == 0  # the last chunk: the server has ended the stream
             if len(rest) < size + 2:
                 return
             self.text += rest[:size].decode()
@@ -176,9 +177,20 @@ class SseStream:
                         name, _, value = line.partition(": ")
                         fields[name] = value
                 if "data" in fields:
+                    self.kind = fields.get("event")
                     return fields.get("id"), json.loads(fields["data"])
             if not self._receive(deadline):
                 return None
+
+    def ended(self, timeout=5.0):
+        """Whether the server ends the stream within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._dechunk()
+            if self.finished:
+                return True
+            if not self._receive(deadline):
+                return False
 
     def events(self, count, timeout=5.0):
         found = []

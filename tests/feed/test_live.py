@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from tests.feed.conftest import SERVER_STREAMS_PER_TOKEN
+from forum.tokens import token_revoke
+from tests.feed.conftest import SERVER_HEARTBEAT_SECONDS, SERVER_STREAMS_PER_TOKEN
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -154,5 +155,22 @@ def test_a_quiet_stream_sends_a_heartbeat_comment(servers, live, bob):
     try:
         assert stream.next_event(timeout=2.5) is None
         assert ": heartbeat" in stream.comments
+    finally:
+        stream.close()
+
+
+def test_a_stream_whose_token_is_revoked_ends_with_a_token_invalid_error_event(servers, live, alice, bob):
+    first, second = servers
+    stream = live(first, bob).stream()
+    try:
+        assert stream.status == 200
+        token_revoke(bob)
+        live(second, alice).say("ask", "Posted after the revocation")
+        _, body = stream.next_event(timeout=SERVER_HEARTBEAT_SECONDS + 3)
+        assert (stream.kind, body["error"]["reason"]) == ("error", "token_invalid")
+        assert stream.ended(timeout=2)
+        reconnected = live(first, bob).stream()
+        assert reconnected.status == 401  # what a reconnecting client then hears
+        reconnected.close()
     finally:
         stream.close()

@@ -36,9 +36,13 @@ def wsgi_application_for_tests():
 
 # Fetched from the running application at collection: the schema views touch no database.
 schema = schemathesis.openapi.from_wsgi("/api/schema/", wsgi_application_for_tests())
+# The event stream (§16) answers a valid token with a stream that never ends, so a call with one would not
+# return. Its refusals all come before the stream opens, and are fed hostile input without a token below;
+# tests/feed covers the open stream.
+STREAM_PATH = "/api/v1/events/stream"
 
 
-@schema.parametrize()
+@schema.exclude(path=STREAM_PATH).parametrize()
 @settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_every_operation_with_a_valid_token_answers_only_what_the_schema_promises(case, alice):

@@ -1,0 +1,148 @@
+"""An open stream checks its caller again (§16, §3): at each heartbeat and after each wake, before reading.
+In process, driving the stream's frames directly; tests/feed/test_live.py does it over HTTP."""
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from django.db import connection
+
+from forum import feed_stream
+from forum.actors import Actor
+from forum.feed_lines import LineChecks, line_key
+from forum.feed_stream import head, sse_frames, stream_for
+from forum.tokens import token_revoke, token_update
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the stream reads on threads of its own
+
+
+@pytest.fixture(autouse=True)
+def read_pool(monkeypatch):
+    """A read pool of one thread whose connection is closed afterwards (PostgreSQL would otherwise keep
+    the test database open)."""
+    pool = ThreadPoolExecutor(max_workers=1)
+    monkeypatch.setattr(feed_stream, "READS", pool)
+    yield
+    pool.submit(lambda: connection.close()).result()  # the pool thread's own connection
+    pool.shutdown()
+
+
+@pytest.fixture
+def heartbeat(settings):
+    def set_to(seconds):
+        settings.PARLEY_FEED = {**settings.PARLEY_FEED, "heartbeat_seconds": seconds}
+    return set_to
+
+
+def opened(token, args=None):
+    """A stream as the door opens it: starting from now, its first (empty) read done."""
+    stream = stream_for(Actor.for_token(token), args or {}, 50)
+    stream.after = head(stream.scope)
+    assert stream.next_items() == []
+    return stream
+
+
+def run(scenario):
+    async_to_sync(scenario)()
+
+
+async def next_frame(frames, seconds=10):
+    return await asyncio.wait_for(anext(frames), seconds)
+
+
+async def assert_last_frame(frames, reason, **detail):
+    event, data = (await next_frame(frames)).strip().split("\n")
+    error = json.loads(data.removeprefix("data: "))["error"]
+    assert (event, error["reason"]) == ("event: error", reason)
+    assert detail.items() <= error["detail"].items()
+    with pytest.raises(StopAsyncIteration):
+        await next_frame(frames)
+
+
+def test_a_stream_whose_token_is_revoked_ends_at_the_next_heartbeat(bob, heartbeat):
+    heartbeat(1)
+    frames = sse_frames(opened(bob), [])
+
+    async def scenario():
+        assert await next_frame(frames) == "retry: 2000\n\n"
+        assert await next_frame(frames) == ": heartbeat\n\n"
+        await sync_to_async(token_revoke)(bob)
+        await assert_last_frame(frames, "token_invalid")
+    run(scenario)
+
+
+def test_a_revoked_token_gets_no_item_after_a_wake_only_the_refusal(as_alice, bob, heartbeat):
+    heartbeat(60)  # the refusal cannot come from a heartbeat
+    frames = sse_frames(opened(bob), [])
+
+    async def scenario():
+        await next_frame(frames)
+        first = await sync_to_async(as_alice.ask)("Seen while the token is valid")
+        assert json.loads((await next_frame(frames)).split("data: ")[1])["thread"] == first
+        await sync_to_async(token_revoke)(bob)
+        await sync_to_async(as_alice.ask)("Posted after the revocation")
+        await assert_last_frame(frames, "token_invalid")
+    run(scenario)
+
+
+@pytest.mark.parametrize("persona, args, kept, lost", [
+    ("bob", {}, {"write"}, "read"),
+    ("mod", {"inbox": "1", "awaiting": "confirmation"}, {"read", "write"}, "lock"),
+])
+def test_a_stream_whose_line_loses_a_right_it_needs_ends_token_right_missing(request, heartbeat, persona, args,
+                                                                          kept, lost):
+    heartbeat(1)
+    token = request.getfixturevalue(persona)
+    frames = sse_frames(opened(token, args), [])
+
+    async def scenario():
+        await next_frame(frames)
+        await sync_to_async(token_update)(token, kept, "")
+        await assert_last_frame(frames, "token_right_missing", right=lost)
+    run(scenario)
+
+
+def test_a_stream_goes_on_while_its_line_keeps_its_rights(bob, heartbeat):
+    heartbeat(1)
+    frames = sse_frames(opened(bob), [])
+
+    async def scenario():
+        await next_frame(frames)
+        await sync_to_async(token_update)(bob, {"read"}, "renamed")
+        assert [await next_frame(frames) for _ in range(2)] == [": heartbeat\n\n"] * 2
+        await frames.aclose()
+    run(scenario)
+
+
+def test_a_staff_users_stream_ends_when_the_user_is_no_longer_staff(human, heartbeat):
+    heartbeat(1)
+    stream = stream_for(Actor.for_user(human), {}, 50)
+    stream.after = head(stream.scope)
+    frames = sse_frames(stream, [])
+
+    async def scenario():
+        await next_frame(frames)
+        human.is_staff = False
+        await sync_to_async(human.save)()
+        await assert_last_frame(frames, "token_invalid")
+    run(scenario)
+
+
+def test_streams_woken_together_share_one_line_check(alice, bob, mallory):
+    sent = []
+
+    async def run_query(function, keys):
+        sent.append(keys)
+        return {key: key for key in keys}
+
+    checks = LineChecks(run_query)
+    actors = [Actor.for_token(token) for token in (alice, bob, mallory, bob)]
+
+    async def scenario():
+        answers = await asyncio.gather(*(checks.current(actor) for actor in actors))
+        assert answers == [line_key(actor) for actor in actors]
+        assert sent == [frozenset(map(line_key, actors))]
+        await checks.current(actors[0])  # asked later: a check of its own, sent after it was asked for
+        assert len(sent) == 2
+    run(scenario)
