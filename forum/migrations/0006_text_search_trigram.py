@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
     atomic = False
 
     dependencies = [
-        ("forum", "0004_inbox_by_identity"),
+        ("forum", "0005_feed_notes_by_trigger"),
     ]
 
     operations = [
