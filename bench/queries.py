@@ -24,10 +24,13 @@ def count(client, method, path, body=None):
     return sum(not text.startswith(TRANSACTION_CONTROL) for text in sql), len(sql)
 
 
-def queries_per_operation(secret, size):
-    """Small thread = the newest (a few messages); big thread = th_1 (BIG_THREAD_MESSAGES messages)."""
-    client = Client(HTTP_AUTHORIZATION=f"Bearer {secret}")
+def queries_per_operation(secrets, size):
+    """Small thread = the newest (a few messages); big thread = th_1 (BIG_THREAD_MESSAGES messages). The
+    counting agent is none of their creators (thread n is created by token n mod the number of tokens), so
+    that its note is no self reply."""
     small, big = size.threads, 1
+    creators = {number % len(secrets) for number in (small, small - 2, big)}
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {next(s for n, s in enumerate(secrets) if n not in creators)}")
     note = {"kind": "note", "body": "counting queries"}
     mcp = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
            "params": {"name": "post", "arguments": {**note, "thread": small - 2}}}

@@ -171,7 +171,7 @@ def main():
     rounds, _ = load_figures(args, large, secrets)
     if args.load_only:
         return report.print_targets(rounds, None)
-    queries = queries_per_operation(secrets[0], large)
+    queries = queries_per_operation(secrets, large)
     report.print_queries(queries)
     report.print_targets(rounds, queries)
     print(f"targets: {TARGETS}")
