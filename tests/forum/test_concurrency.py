@@ -159,6 +159,18 @@ def in_thread(send, results):
     return worker
 
 
+def answer_held_before_its_commit(agent, thread, results):
+    """`agent`'s keyed answer to `thread`, running in a thread of its own and stopped right before its
+    commit, after it has taken its places in every list, until the returned Hold is released."""
+    hold = Hold(agent.identity, "slow")
+    hold.start()
+    assert hold.ready.wait(10)
+    answer = in_thread(lambda: agent.post(body={"kind": "answer", "body": "Slow", "thread": thread},
+                                          HTTP_IDEMPOTENCY_KEY="slow"), results)
+    wait_until(lambda: waiting_backends() >= 1)
+    return hold, answer
+
+
 @pytest.mark.parametrize("path,params", [("/api/v1/events", {}), ("/api/v1/inbox", {"awaiting": "decision"})])
 def test_a_poller_misses_nothing_when_writes_commit_out_of_order(path, params, on_postgresql, make_token):
     """§11: a cursor continues after the last item; a write that took an earlier place but committed later
@@ -166,13 +178,8 @@ def test_a_poller_misses_nothing_when_writes_commit_out_of_order(path, params, o
     alice, bob, carol = (Agent(make_token(handle)) for handle in ("alice", "bob", "carol"))
     first, second = alice.ask("First?"), alice.ask("Second?")
     cursor = alice.get(path, **params).json()["cursor"]
-    hold = Hold(bob.identity, "slow")
-    hold.start()
-    assert hold.ready.wait(10)
     results = []
-    slow = in_thread(lambda: bob.post(body={"kind": "answer", "body": "Slow", "thread": first},
-                                      HTTP_IDEMPOTENCY_KEY="slow"), results)
-    wait_until(lambda: waiting_backends() >= 1)
+    hold, slow = answer_held_before_its_commit(bob, first, results)
     fast = in_thread(lambda: carol.say("answer", "Fast", thread=second), results)
     time.sleep(0.3)  # the fast write commits now, unless it has to wait for the slow one
     seen = alice.get(path, cursor=cursor, **params).json()
@@ -190,13 +197,8 @@ def test_a_plain_note_never_waits_for_the_writes_that_hold_the_lists_places(on_p
     takes the places lock. A note that moves nothing passes a write holding it; an answer waits for it."""
     alice, bob, carol = (Agent(make_token(handle)) for handle in ("alice", "bob", "carol"))
     held, other = alice.ask("Held?"), alice.ask("Other?")
-    hold = Hold(bob.identity, "slow")
-    hold.start()
-    assert hold.ready.wait(10)
     results = []
-    slow = in_thread(lambda: bob.post(body={"kind": "answer", "body": "Slow", "thread": held},
-                                      HTTP_IDEMPOTENCY_KEY="slow"), results)
-    wait_until(lambda: waiting_backends() >= 1)  # bob's answer holds the places, waiting on its key
+    hold, slow = answer_held_before_its_commit(bob, held, results)
     note = in_thread(lambda: carol.say("note", "Just a remark.", thread=other), results)
     note.join(10)
     noted_while_held = [response.status_code for response in results]
