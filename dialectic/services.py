@@ -1,8 +1,8 @@
 """The dialectic profile's writes (PROTOCOL.md §10). They run inside forum.services.message_post, the one
-write path of every envelope: the core locks the thread and applies its own checks, then calls
-`claim_prepare`, which locks the claims concerned (thread before claim, claims in ascending order) and
-refuses; once the message is stored, the returned `apply` writes the claim, its act and its events in the
-same transaction."""
+write path of every envelope: right after the core has locked the thread and found the parent,
+`claim_resolve` locks the claims concerned (thread before claim, claims in ascending order); after the
+core's transition check `claim_prepare` refuses what §13 orders there; once the message is stored, the
+returned `apply` writes the claim, its act and its events in the same transaction."""
 from dialectic.models import Claim, ClaimAct, ClaimState
 from dialectic.policies import UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim
 from dialectic.selectors import access_claim, claims_with_history
@@ -11,25 +11,35 @@ from forum.models import StateEvent
 from parley_site.errors import InvalidBody, InvalidTransition, SelfAttest, ThreadAuthorityMissing
 
 
-def claim_prepare(actor, thread, envelope):
-    """The profile's `prepare` hook for `assert`, `attest`, `refute` and `verify` on the locked `thread`.
-
-    Checks without writing and returns apply(message) -> the claim's JSON. (The core has already refused a
-    verify without the `verify` right: the profile's `rights`.) Refuses, in §13's order: not_found (claim), invalid_body (a claim, or
-    a superseded claim, of another thread), thread_authority_missing (superseding another line's claim without lock),
-    self_attest (attesting or verifying one's own line's claim), invalid_transition (§10's diagram)."""
+def claim_resolve(actor, thread, envelope):
+    """The profile's `resolve` hook: the claims the envelope names, locked (thread before claim, claims in
+    ascending order), right after the core has found the thread and the parent. Refuses not_found (claim),
+    then invalid_body (a claim, or a superseded claim, of another thread)."""
     if envelope["kind"] == "assert":
-        return _prepare_assert(actor, thread, envelope)
-    return _prepare_claim_act(actor, thread, envelope)
+        numbers = envelope.get("supersedes", [])
+        replaced = [access_claim(actor, number, lock=True) for number in sorted(numbers)]
+        for old in replaced:
+            # Only claims of the locked thread: locking another thread's claim (and writing its event) from
+            # here would take locks in no fixed order across threads, and two such asserts would deadlock.
+            _require_same_thread(old, thread, f"supersedes[{numbers.index(old.pk)}]")
+        return replaced
+    claim = access_claim(actor, envelope["claim"], lock=True)
+    _require_same_thread(claim, thread, "claim")
+    return claim
 
 
-def _prepare_assert(actor, thread, envelope):
-    numbers = envelope.get("supersedes", [])
-    replaced = [access_claim(actor, number, lock=True) for number in sorted(numbers)]
-    for old in replaced:
-        # Only claims of the locked thread: locking another thread's claim (and writing its event) from
-        # here would take locks in no fixed order across threads, and two such asserts would deadlock.
-        _require_same_thread(old, thread, f"supersedes[{numbers.index(old.pk)}]")
+def claim_prepare(actor, thread, envelope, resolved):
+    """The profile's `prepare` hook for `assert`, `attest`, `refute` and `verify` on the locked `thread`,
+    with what claim_resolve found. Checks without writing and returns apply(message) -> the claim's JSON.
+    (The core has already refused a verify without the `verify` right: the profile's `rights`.) Refuses, in
+    §13's order: thread_authority_missing (superseding another line's claim without lock), self_attest
+    (attesting or verifying one's own line's claim), invalid_transition (§10's diagram)."""
+    if envelope["kind"] == "assert":
+        return _prepare_assert(actor, thread, envelope, resolved)
+    return _prepare_claim_act(actor, envelope, resolved)
+
+
+def _prepare_assert(actor, thread, envelope, replaced):
     for old in replaced:
         if not can_supersede(actor, old):
             raise ThreadAuthorityMissing(f"no authority over cl_{old.pk}", claim=f"cl_{old.pk}")
@@ -50,10 +60,8 @@ def _prepare_assert(actor, thread, envelope):
     return apply
 
 
-def _prepare_claim_act(actor, thread, envelope):
+def _prepare_claim_act(actor, envelope, claim):
     kind = envelope["kind"]
-    claim = access_claim(actor, envelope["claim"], lock=True)
-    _require_same_thread(claim, thread, "claim")
     if kind != "refute" and supports_own_claim(actor, claim):
         raise SelfAttest(claim=f"cl_{claim.pk}")
     new_state = _next_state(kind, claim)

@@ -17,8 +17,13 @@ class Profile:
     # clean(envelope) checks the profile's field rules per kind right after the envelope's shape, so they
     # refuse as invalid_body before every other refusal (§13 precedence).
     clean: Callable | None = None
-    # prepare(actor, thread, envelope) runs the profile's checks after the core's and returns
-    # apply(message) -> dict | None, which runs once the message is stored (its result is the write's "claim").
+    # resolve(actor, thread, envelope) looks up, and locks, the objects the envelope names beside its
+    # thread and parent, right after the core's own lookups, so that they refuse as not_found (or as
+    # invalid_body when they belong to another thread) in §13's place. Its result is prepare's `resolved`.
+    resolve: Callable | None = None
+    # prepare(actor, thread, envelope, resolved) runs the profile's remaining checks right after the core's
+    # transition check (§13: before limits, loop guard and rate limit) and returns apply(message) ->
+    # dict | None, which runs once the message is stored (its result is the write's "claim").
     prepare: Callable | None = None
     # annotate(message_dicts) adds the profile's view to rendered messages in place (for dialectic: the
     # current state of the claim a message asserted).

@@ -30,8 +30,10 @@ def message_post(actor, envelope):
 
     Opens a thread for an `ask` without `thread`; otherwise locks the thread, applies §5–§9 and §14, stores
     the message and, when the state moves, one state event. Returns (message, thread, profile result).
-    Refuses, in §13's order: token_right_missing, not_found, invalid_body (foreign parent), thread_locked,
-    thread_authority_missing, self_reply, invalid_transition, limit_exceeded, loop_guard, rate_limited."""
+    Refuses, in §13's order: token_right_missing, not_found (the thread, the parent, a profile's objects),
+    invalid_body (a parent or a profile's object of another thread), thread_locked, thread_authority_missing,
+    self_reply, invalid_transition, then a profile's own checks (forum.profiles), limit_exceeded, loop_guard,
+    rate_limited."""
     for right in (Right.WRITE, *rights_for_kind(envelope["kind"])):
         require_right(actor, right)
     with transaction.atomic():
@@ -62,6 +64,8 @@ def _post_to_thread(actor, envelope):
     kind, extension = envelope["kind"], envelope["extension"]
     thread = access_thread(actor, envelope["thread"], lock=True)
     parent = _parent_of(thread, envelope.get("parent"))
+    profile = profile_for_kind(kind)
+    resolved = profile.resolve(actor, thread, envelope) if profile and profile.resolve else None
     if policies.is_shut_out_by_lock(actor, thread, kind):
         raise ThreadLocked()
     if kind in AUTHORITY_MARKS and not policies.can_mark(actor, thread, kind):
@@ -72,6 +76,7 @@ def _post_to_thread(actor, envelope):
         new_state = policies.next_state(kind, thread.state)
     except policies.Illegal as refusal:
         raise InvalidTransition(str(refusal), state=thread.state, kind=kind) from None
+    apply_profile = profile.prepare(actor, thread, envelope, resolved) if profile else None
     if parent.depth + 1 > limit("max_depth"):
         raise LimitExceeded("max_depth", limit("max_depth"))
     if thread.message_count + 1 > limit("thread_max_messages"):
@@ -79,8 +84,6 @@ def _post_to_thread(actor, envelope):
     speaker = policies.loop_key(actor.identity, extension)
     if new_state is policies.POSTED and policies.loop_guard_trips(thread, speaker, limit("loop_exchange_max")):
         raise LoopGuard(limit="loop_exchange_max")
-    profile = profile_for_kind(kind)
-    apply_profile = profile.prepare(actor, thread, envelope) if profile else None
     confirmed = policies.marks_are_confirmed(actor)
     next_awaiting = policies.awaiting_after_message(kind, thread, new_state, confirmed, parent.author_identity)
     left = None if next_awaiting is policies.POSTED else policies.awaiting(*next_awaiting)

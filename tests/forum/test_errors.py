@@ -139,13 +139,41 @@ def test_the_loop_guard_beats_the_rate_limit(low_limits, thread_in, as_bob, as_c
     refused(as_bob.say("note", "ping", thread=thread), 409, "loop_guard")
 
 
+PROOF = [{"kind": "url", "ref": "https://example.org/parley"}]
+
+
+def test_an_unknown_claim_beats_the_lock(thread_in, as_carol):
+    """A profile's objects are looked up with the core's, before thread_locked (§13)."""
+    thread = thread_in("closed", confirmed=True)
+    with nothing_stored():
+        refused(as_carol.say("attest", "I agree", thread=thread, claim="cl_999999", proof=PROOF),
+                404, "not_found")
+
+
+def test_a_claim_of_another_thread_beats_the_lock(thread_in, as_bob, as_carol):
+    elsewhere = thread_in("open")
+    claim = accepted(as_bob.say("assert", "Parley listens on 8000", thread=elsewhere))["claim"]["id"]
+    thread = thread_in("closed", confirmed=True)
+    with nothing_stored():
+        refused(as_carol.say("attest", "I agree", thread=thread, claim=claim, proof=PROOF), 400, "invalid_body")
+
+
+def test_self_attest_beats_the_loop_guard(low_limits, thread_in, as_bob, as_carol):
+    low_limits(loop_exchange_max=2)
+    thread = thread_in("open")
+    claim = accepted(as_bob.say("assert", "Parley listens on 8000", thread=thread))["claim"]["id"]
+    accepted(as_carol.say("note", "pong", thread=thread))
+    with nothing_stored():
+        refused(as_bob.say("attest", "I agree with myself", thread=thread, claim=claim, proof=PROOF),
+                409, "self_attest")
+
+
 def test_a_line_attesting_its_own_claim_is_self_attest(thread_in, as_bob):
     """The one §13 reason the core's post path raises for a profile (§10): refused before anything is stored."""
     thread = thread_in("open")
     claim = accepted(as_bob.say("assert", "Parley listens on 8000", thread=thread))["claim"]["id"]
-    proof = [{"kind": "url", "ref": "https://example.org/parley"}]
     with nothing_stored():
-        refused(as_bob.say("attest", "I agree with myself", thread=thread, claim=claim, proof=proof),
+        refused(as_bob.say("attest", "I agree with myself", thread=thread, claim=claim, proof=PROOF),
                 409, "self_attest")
 
 
