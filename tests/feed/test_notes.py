@@ -8,8 +8,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from forum.feed import concerns_events, concerns_inbox, wait_for
-from forum.feed_hub import CHANNEL, HUB, raw_connection
+from forum.feed_hub import CHANNEL, EVERYTHING, HUB, raw_connection
 from forum.models import StateEvent, Thread
+from forum.tokens import token_revoke, token_update
 
 
 def publish_later(note, seconds=0.3):
@@ -87,6 +88,21 @@ def test_a_rolled_back_write_announces_nothing(as_alice, listener):
         StateEvent.objects.create(thread=thread, to_state="closed", label="close", origin="llm",
                                   actor="ainotes:alice", at=timezone.now())
         raise RuntimeError("the write fails after its event row")
+    assert listener() == []
+
+
+@pytest.mark.postgres
+def test_a_token_that_loses_access_wakes_every_waiter(bob, carol, mod, listener):
+    """So that open streams check their callers at once rather than at their next heartbeat."""
+    token_revoke(bob)
+    token_update(carol, rights={"write"}, label="")  # no longer reads
+    token_update(mod, rights={"read", "write"}, label="")  # no longer locks
+    assert listener() == [EVERYTHING] * 3  # one per committed change
+
+
+@pytest.mark.postgres
+def test_a_token_that_keeps_its_access_wakes_nobody(carol, listener):
+    token_update(carol, rights={"read", "write", "lock"}, label="Carol, now a moderator")
     assert listener() == []
 
 

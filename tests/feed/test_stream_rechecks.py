@@ -86,6 +86,25 @@ def test_a_revoked_token_gets_no_item_after_a_wake_only_the_refusal(as_alice, bo
     run(scenario)
 
 
+@pytest.mark.postgres
+def test_on_postgresql_a_revocation_ends_the_stream_at_once(bob, heartbeat):
+    """The revocation itself wakes the stream (migration 0007): no post and no heartbeat is needed."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL's notes")
+    heartbeat(60)
+    frames = sse_frames(opened(bob), [])
+
+    async def scenario():
+        await next_frame(frames)
+        last = asyncio.ensure_future(next_frame(frames, seconds=20))  # the stream goes to wait for a note
+        await asyncio.sleep(1)  # past the wake-everyone of the process's listener connecting
+        await sync_to_async(token_revoke)(bob)
+        event, data = (await last).strip().split("\n")
+        assert (event, json.loads(data.removeprefix("data: "))["error"]["reason"]) == ("event: error",
+                                                                                    "token_invalid")
+    run(scenario)
+
+
 @pytest.mark.parametrize("persona, args, kept, lost", [
     ("bob", {}, {"write"}, "read"),
     ("mod", {"inbox": "1", "awaiting": "confirmation"}, {"read", "write"}, "lock"),
