@@ -1,6 +1,7 @@
 """Every committed write announces itself (§16). On PostgreSQL the database does it: row triggers queue a
-`pg_notify` inside the writing transaction (migration 0005 holds them and the notes' shape), so a
-rolled-back write announces nothing and a committed one costs no extra round trip.
+`pg_notify` inside the writing transaction (migration 0005 holds them and the notes' shape; 0007 wakes
+everyone when a token loses access), so a rolled-back write announces nothing and a committed one costs no
+extra round trip.
 
 SQLite has no channel between processes (their waiters poll, forum.feed_hub). Here a committed write only
 wakes this process's own waiters at once; they re-read, and the re-read decides what they see."""
