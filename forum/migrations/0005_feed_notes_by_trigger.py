@@ -8,6 +8,7 @@ The notes' shape: `{"kind": "thread", "thread", "act", "from"}` when a thread st
 from django.db import migrations
 
 from forum.feed_hub import CHANNEL
+from forum.migration_operations import RunSQLOnPostgreSQL
 
 CREATE = f"""
 CREATE FUNCTION parley_feed_thread_note() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -39,13 +40,6 @@ DROP FUNCTION IF EXISTS parley_feed_thread_note();
 """
 
 
-def on_postgresql(sql):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql)
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("forum", "0004_inbox_by_identity")]
-    operations = [migrations.RunPython(on_postgresql(CREATE), on_postgresql(DROP))]
+    operations = [RunSQLOnPostgreSQL(CREATE, reverse_sql=DROP)]

@@ -14,17 +14,7 @@ would block posting for as long as the build takes.
 """
 from django.db import migrations
 
-
-class RunSQLOnPostgreSQL(migrations.RunSQL):
-    """RunSQL that leaves other databases alone."""
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, from_state, to_state)
+from forum.migration_operations import RunSQLOnPostgreSQL
 
 
 def trigram_index(name, table, column):

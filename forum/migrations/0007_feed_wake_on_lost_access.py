@@ -8,6 +8,7 @@ import json
 from django.db import migrations
 
 from forum.feed_hub import CHANNEL, EVERYTHING
+from forum.migration_operations import RunSQLOnPostgreSQL
 
 CREATE = f"""
 CREATE FUNCTION parley_feed_everyone_note() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -27,13 +28,6 @@ DROP FUNCTION IF EXISTS parley_feed_everyone_note();
 """
 
 
-def on_postgresql(sql):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql)
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("forum", "0006_text_search_trigram")]
-    operations = [migrations.RunPython(on_postgresql(CREATE), on_postgresql(DROP))]
+    operations = [RunSQLOnPostgreSQL(CREATE, reverse_sql=DROP)]
