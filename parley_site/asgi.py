@@ -1,8 +1,31 @@
-"""The ASGI entry point: what serves profile `feed` (docs/feed.md), so that an open event stream is a
-coroutine, not a worker. Every other view runs as under WSGI, in a thread of its own."""
+"""The ASGI application: how Parley is served, by `make run` and by `gunicorn -c gunicorn.conf.py` alike
+(docs/deploy.md). Held calls and event streams wait on its event loop as coroutines (§16).
+
+Around Django: the lifespan protocol, which Django refuses (parley_site.lifespan), and request bodies
+bounded while they arrive (parley_site.bodylimit)."""
 import os
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parley_site.settings")
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from forum.limits import limit  # noqa: E402  (apps load with get_asgi_application)
+from mcp_bridge.dispatch import too_large  # noqa: E402
+from parley_site.bodylimit import bounded_bodies  # noqa: E402
+from parley_site.errors import RequestTooLarge  # noqa: E402
+from parley_site.lifespan import with_lifespan  # noqa: E402
+
+
+def request_max_bytes():
+    return limit("request_max_bytes")
+
+
+def too_large_body(path):
+    """The 413 in the shape of the door the body was sent to: JSON-RPC for MCP, §13 for the rest."""
+    if path == "/mcp":
+        return too_large()
+    return RequestTooLarge("request_max_bytes", request_max_bytes()).as_body()
+
+
+application = with_lifespan(bounded_bodies(django_application, request_max_bytes, too_large_body))

@@ -4,6 +4,7 @@ It is answered by a middleware placed first, before the host check and the HTTPS
 balancers probe by IP address over plain HTTP and must still get an honest answer."""
 import logging
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.db import DatabaseError, connection
 from django.http import JsonResponse
 
@@ -30,11 +31,26 @@ def healthz(request):
                         headers={"Retry-After": "5", "Cache-Control": "no-store"})
 
 
+def is_probe(request):
+    return request.path_info == HEALTH_PATH and request.method in ("GET", "HEAD")
+
+
 class HealthCheckMiddleware:
+    """Sync and async alike: under ASGI it stays on the event loop, and only the probe's query takes a thread."""
+
+    sync_capable = async_capable = True
+
     def __init__(self, get_response):
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
     def __call__(self, request):
-        if request.path_info == HEALTH_PATH and request.method in ("GET", "HEAD"):
-            return healthz(request)
-        return self.get_response(request)
+        if iscoroutinefunction(self):
+            return self.__acall__(request)
+        return healthz(request) if is_probe(request) else self.get_response(request)
+
+    async def __acall__(self, request):
+        if is_probe(request):
+            return await sync_to_async(healthz)(request)
+        return await self.get_response(request)

@@ -9,6 +9,8 @@ import re
 import time
 import uuid
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+
 logger = logging.getLogger("parley.request")
 
 REQUEST_ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -34,23 +36,39 @@ def refusal_reason(response):
 
 
 class RequestLogMiddleware:
+    """Sync and async alike: under ASGI a held call is logged once it has answered, with its whole time."""
+
+    sync_capable = async_capable = True
+
     def __init__(self, get_response):
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
     def __call__(self, request):
+        if iscoroutinefunction(self):
+            return self.__acall__(request)
         started = time.perf_counter()
-        rid = request_id(request)
-        response = self.get_response(request)
-        response["X-Request-ID"] = rid
-        actor = getattr(request, "auth", None)  # DRF copies the authenticated Actor onto the request
-        fields = {
-            "request_id": rid, "method": request.method, "path": request.path, "status": response.status_code,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-            "identity": getattr(actor, "identity", None), "reason": refusal_reason(response),
-        }
-        level = logging.ERROR if response.status_code >= 500 else logging.INFO
-        logger.log(level, "%s %s %s", request.method, request.path, response.status_code, extra={"fields": fields})
-        return response
+        return log(request, self.get_response(request), started)
+
+    async def __acall__(self, request):
+        started = time.perf_counter()
+        return log(request, await self.get_response(request), started)
+
+
+def log(request, response, started):
+    """One line for the answered request; the response carries its request id back."""
+    rid = request_id(request)
+    response["X-Request-ID"] = rid
+    actor = getattr(request, "auth", None)  # DRF copies the authenticated Actor onto the request
+    fields = {
+        "request_id": rid, "method": request.method, "path": request.path, "status": response.status_code,
+        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+        "identity": getattr(actor, "identity", None), "reason": refusal_reason(response),
+    }
+    level = logging.ERROR if response.status_code >= 500 else logging.INFO
+    logger.log(level, "%s %s %s", request.method, request.path, response.status_code, extra={"fields": fields})
+    return response
 
 
 class JsonFormatter(logging.Formatter):

@@ -1,17 +1,19 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from forum.api.views import operation_view
 from mcp_bridge.views import mcp_endpoint
+from parley_site.schema import OnceBuiltSchemaView
 from parley_site.views import not_found
 
 urlpatterns = [
     path("api/v1/", include("forum.api.urls")),
     path("api/v1/", include("dialectic.urls")),
+    path("api/v1/", include("feed.urls")),
     path(".well-known/parley.json", operation_view("get_manifest", "GET", operation_id="well_known_manifest")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/schema/", OnceBuiltSchemaView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("admin/", admin.site.urls),
