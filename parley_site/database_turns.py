@@ -13,6 +13,8 @@ from contextlib import contextmanager
 
 from django.db import connection
 
+from parley_site.statement_timeout import bounded
+
 TURNS = 8
 _turns = threading.BoundedSemaphore(TURNS)
 _held = threading.local()
@@ -64,11 +66,12 @@ def _give_back():
 
 
 class DatabaseTurnMiddleware:
-    """Innermost and sync, so that it runs in the request's own thread, right around the view."""
+    """Innermost and sync, so that it runs in the request's own thread, right around the view: a turn, and
+    the statement timeout on the view's transactions (parley_site.statement_timeout)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        with database_turn():
+        with database_turn(), bounded():
             return self.get_response(request)

@@ -1,6 +1,7 @@
 """Turns every refusal into PROTOCOL.md §13's body, for DRF views and for plain Django views under /api/."""
 import logging
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
@@ -8,6 +9,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 
 from parley_site.errors import InvalidBody, NotFound, ParleyError, RequestTooLarge, TokenInvalid, Unavailable
+from parley_site.statement_timeout import is_timeout
 from forum.limits import limit
 
 logger = logging.getLogger("parley")
@@ -30,6 +32,9 @@ def as_parley_error(exc):
     if isinstance(exc, RequestDataTooBig):
         return RequestTooLarge("request_max_bytes", limit("request_max_bytes"))
     if isinstance(exc, (OperationalError, InterfaceError)):
+        if is_timeout(exc):
+            return Unavailable(f"a query ran past the statement timeout "
+                               f"({settings.PARLEY_STATEMENT_TIMEOUT_MS} ms); retry later or narrow the request")
         logger.warning("database unavailable: %s", exc)
         return Unavailable()
     return None
