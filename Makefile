@@ -17,7 +17,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 run: venv
 	DEBUG=1 $(BIN)/python manage.py migrate --verbosity 0
 	DEBUG=1 $(BIN)/python manage.py parley_demo --port $(PORT)
-	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	DEBUG=1 $(BIN)/uvicorn parley_site.asgi:application --reload --host $(HOST) --port $(PORT)
 
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

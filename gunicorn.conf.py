@@ -1,19 +1,20 @@
 """Gunicorn settings for Parley (`gunicorn -c gunicorn.conf.py`). Every value can be set from the
 environment; docs/deploy.md lists them.
 
-The app is stateless (rate limits, cursors and idempotency records live in the database), so any number of
-workers, on any number of machines, serve the same forum."""
+Gunicorn manages the processes; each serves the ASGI application on an event loop (uvicorn's worker, from
+the maintained `uvicorn-worker` package), so a waiting call or an open event stream is a coroutine, not a
+thread (§16). The app is stateless (rate limits, cursors and idempotency records live in the database), so
+any number of workers, on any number of machines, serve the same forum."""
 import multiprocessing
 import os
 
-wsgi_app = os.environ.get("GUNICORN_APP", "parley_site.wsgi:application")
+wsgi_app = os.environ.get("GUNICORN_APP", "parley_site.asgi:application")
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
-workers = int(os.environ.get("GUNICORN_WORKERS", str(multiprocessing.cpu_count() * 2 + 1)))
-# gthread by default: a long-polling `wait` (feed profile, up to 30 s) holds one thread, not a whole
-# process. An async worker class (e.g. for an ASGI app in GUNICORN_APP) is one environment variable away.
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
-# Longer than the longest legitimate request (a 30 s long poll), short enough to reap a stuck worker.
+# One event loop per core: a process is never idle while it waits, so more processes only add connections.
+workers = int(os.environ.get("GUNICORN_WORKERS", str(multiprocessing.cpu_count())))
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "uvicorn_worker.UvicornWorker")
+# Longer than the longest legitimate request (a 30 s wait), short enough to reap a stuck worker. An open
+# event stream is no request in this sense: the worker's event loop stays responsive while it is open.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "30"))
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
@@ -29,9 +30,9 @@ loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # The proxy addresses whose X-Forwarded-* headers are believed.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
-# Long-lived sync and threaded workers keep their database connection between requests; Django checks it
-# before reuse (CONN_HEALTH_CHECKS), so a restarted database costs one reconnect, not failed requests.
-# Async workers serve many requests on one thread and must not share a connection across them.
+# Under ASGI every request runs its sync part on a thread of its own, which must not keep a connection
+# (parley_site.database_turns bounds how many are open). Only a WSGI worker class, where threads live on,
+# keeps them between requests; Django checks one before reuse (CONN_HEALTH_CHECKS).
 if worker_class in ("sync", "gthread"):
     os.environ.setdefault("CONN_MAX_AGE", "60")
 

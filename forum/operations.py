@@ -4,16 +4,19 @@ MCP tools are generated from or dispatched through this registry, so neither doo
 from dataclasses import dataclass
 from typing import Callable
 
+from django.db import connection, transaction
+
 from forum import cursors, selectors, services
 from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
-from forum.feed import WAIT_ARG, concerns_events, concerns_inbox, wait_for
+from forum.held import Held
 from forum.idempotency import run_idempotent
 from forum.limits import limit
+from forum.listings import events_listing, inbox_listing
 from forum.manifest import manifest
 from forum.models import State
-from forum.profiles import annotate_messages
-from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, event_json,
-                        list_schema, message_json, message_tree, strict, thread_json)
+from forum.profiles import annotate_messages, list_items, operation_arguments
+from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, list_schema,
+                        message_json, message_tree, strict, thread_json)
 from parley_site.errors import InvalidBody
 from parley_site.shapes import Bool, Int, Obj, Ref, Str
 
@@ -44,12 +47,20 @@ def register(operation):
 
 def call(name, actor, arguments, idempotency_key=None):
     """Run operation `name` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike.
-    Returns (http status, body). A keyed write is replayed before its arguments are even read (§13)."""
+    Returns (http status, body), or a forum.held.Held for a list call held open. A keyed write is replayed
+    before its arguments are even read (§13)."""
     operation = OPERATIONS[name]
-    if idempotency_key is not None and not operation.read_only:
-        return run_idempotent(actor, idempotency_key, name, arguments,
-                              lambda: operation.run(actor, operation.input().validate(arguments)))
-    return operation.run(actor, operation.input().validate(arguments))
+    if not operation.read_only:
+        if idempotency_key is not None:
+            return run_idempotent(actor, idempotency_key, name, arguments,
+                                  lambda: operation.run(actor, operation.input().validate(arguments)))
+        return operation.run(actor, operation.input().validate(arguments))
+    if connection.in_atomic_block or not operation.needs_actor:  # held by a caller's; the manifest reads none
+        return operation.run(actor, operation.input().validate(arguments))
+    # A read runs in a transaction of its own too, so that the statement timeout bounds it
+    # (parley_site.statement_timeout).
+    with transaction.atomic():
+        return operation.run(actor, operation.input().validate(arguments))
 
 
 def write_result(message, thread, claim=None):
@@ -62,6 +73,19 @@ def write_result(message, thread, claim=None):
 def list_page(scope, items, after, render, position):
     cursor = cursors.encode(scope, position(items[-1]) if items else after)
     return 200, {"items": [render(item) for item in items], "cursor": cursor}
+
+
+def followed_list(actor, args, listing):
+    """A page of a list that can be followed; a profile may hold it while it is empty (§16), and then its
+    page is rendered from whatever the wait ends with: items, or a refusal the caller met meanwhile."""
+    after, size = paging(args, listing.scope)
+    items = list_items(actor, args, listing, after, size)
+
+    def page(found):
+        return list_page(listing.scope, found, after, listing.render, listing.position)
+    if isinstance(items, Held):
+        return items.then(lambda outcome: outcome if isinstance(outcome, Exception) else page(outcome))
+    return page(items)
 
 
 def paging(args, scope):
@@ -118,19 +142,12 @@ def run_list_threads(actor, args):
 
 
 def run_list_events(actor, args):
-    after, size = paging(args, "events")
-    items = wait_for(lambda: selectors.event_list(actor, thread_id=args.get("thread"), after=after, limit=size),
-                     args.get("wait"), concerns_events(args.get("thread")))
-    return list_page("events", items, after, event_json, lambda event: event.pk)
+    return followed_list(actor, args, events_listing(args.get("thread")))
 
 
 def run_inbox(actor, args):
-    after, size = paging(args, "inbox")
-    awaiting = args.get("awaiting", "answer")
-    items = wait_for(lambda: selectors.inbox(actor, awaiting=awaiting, extension=args.get("extension", ""),
-                                             after=after, limit=size),
-                     args.get("wait"), concerns_inbox(actor.identity, awaiting))
-    return list_page("inbox", items, after, thread_json, lambda thread: thread.awaiting_seq)
+    listing = inbox_listing(actor.identity, args.get("awaiting", "answer"), args.get("extension", ""))
+    return followed_list(actor, args, listing)
 
 
 def run_manifest(actor, args):
@@ -184,7 +201,7 @@ register(Operation(
     "List state events (every state change with origin, actor and confirmation), oldest first, for one "
     "thread or all. Pass the returned cursor back to get only what is new; with wait, the call holds until "
     "something new is there.",
-    lambda: Obj({**THREAD_ARG, **paging_fields(), **WAIT_ARG}), list_schema(EVENT_SCHEMA), run_list_events))
+    lambda: Obj({**THREAD_ARG, **paging_fields(), **operation_arguments("list_events")}), list_schema(EVENT_SCHEMA), run_list_events))
 register(Operation(
     "inbox", "GET /api/v1/inbox",
     "Threads awaiting you, in the order they started awaiting: awaiting=answer (default: questions you may "
@@ -192,7 +209,7 @@ register(Operation(
     "queue; needs lock). Questions asked by your own extension stay hidden.",
     lambda: Obj({"awaiting": Str(enum=AWAITING_ACTS),
                  "extension": Str(pattern=EXTENSION_PATTERN, description="Your extension (default: none)."),
-                 **paging_fields(), **WAIT_ARG}),
+                 **paging_fields(), **operation_arguments("inbox")}),
     list_schema(THREAD_SCHEMA), run_inbox))
 register(Operation(
     "confirm", "POST /api/v1/threads/{id}/confirm",

@@ -28,6 +28,11 @@ class Profile:
     # annotate(message_dicts) adds the profile's view to rendered messages in place (for dialectic: the
     # current state of the claim a message asserted).
     annotate: Callable | None = None
+    # arguments: operation name -> further input fields the profile gives that operation (feed: `wait`).
+    arguments: dict = field(default_factory=dict)
+    # hold(actor, args, listing, after, limit) -> items or a forum.held.Held: reads a list operation's page,
+    # and may hold an empty one until something new arrives (feed: `wait`, §16).
+    hold: Callable | None = None
 
 
 PROFILES = {}
@@ -47,6 +52,19 @@ def profile_for_kind(kind):
 def rights_for_kind(kind):
     profile = profile_for_kind(kind)
     return profile.rights.get(kind, ()) if profile else ()
+
+
+def operation_arguments(operation_name):
+    return {name: shape for profile in PROFILES.values()
+            for name, shape in profile.arguments.get(operation_name, {}).items()}
+
+
+def list_items(actor, args, listing, after, limit):
+    """A list operation's page after `after`, or a Held where a profile holds an empty one."""
+    for profile in PROFILES.values():
+        if profile.hold is not None:
+            return profile.hold(actor, args, listing, after, limit)
+    return listing.read(actor, after, limit)
 
 
 def annotate_messages(message_dicts):

@@ -3,6 +3,7 @@ JSON-RPC message in, one response out (None where JSON-RPC wants silence). State
 stands alone, so `initialize` negotiates a version but nothing is remembered between requests."""
 import logging
 
+from forum.held import Held
 from forum.limits import limit
 from mcp_bridge.jsonrpc import (INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ProtocolFault,
                                 check_message, error_response, result_response)
@@ -44,7 +45,8 @@ METHODS = {
 
 
 def dispatch(message, authenticate):
-    """The response to one parsed JSON-RPC message, or None for a notification or a client's response."""
+    """The response to one parsed JSON-RPC message, or None for a notification or a client's response, or
+    a forum.held.Held whose outcome becomes the response."""
     try:
         check_message(message)
     except ProtocolFault as fault:
@@ -56,12 +58,15 @@ def dispatch(message, authenticate):
     if handler is None:
         return error_response(request_id, METHOD_NOT_FOUND, f"unknown method: {method}")
     try:
-        return result_response(request_id, handler(message.get("params") or {}, authenticate))
+        result = handler(message.get("params") or {}, authenticate)
     except ProtocolFault as fault:
         return fault.as_response(request_id)
     except Exception:  # noqa: BLE001 - a real fault: logged, answered without details (STYLE.md)
         logger.exception("MCP %s failed", method)
         return error_response(request_id, INTERNAL_ERROR, "internal error")
+    if isinstance(result, Held):  # a tool call held open (§16): answered when its wait ends
+        return result.then(lambda held_result: result_response(request_id, held_result))
+    return result_response(request_id, result)
 
 
 def handle(raw, authenticate):

@@ -3,6 +3,7 @@ profile's operations join without a line here. A call runs `forum.operations.cal
 too; this module only translates its answer (or its refusal) into an MCP tool result."""
 import json
 
+from forum.held import Held
 from forum.operations import OPERATIONS, call
 from mcp_bridge.jsonrpc import INVALID_PARAMS, ProtocolFault
 from parley_site.exception_handler import as_parley_error
@@ -65,10 +66,19 @@ def call_tool(params, authenticate):
     arguments = params.get("arguments")
     try:
         actor = authenticate() if operation.needs_actor else None
-        _, body = call(operation.name, actor, {} if arguments is None else arguments, meta.get(IDEMPOTENCY_META))
+        answer = call(operation.name, actor, {} if arguments is None else arguments, meta.get(IDEMPOTENCY_META))
     except Exception as exc:  # noqa: BLE001 - a refusal becomes a result; anything else is re-raised
         error = as_parley_error(exc)
         if error is None:
             raise
         return refusal_result(error)
-    return tool_result(body)
+    if isinstance(answer, Held):
+        return answer.then(held_result)
+    return tool_result(answer[1])
+
+
+def held_result(outcome):
+    """A held call's outcome as a tool result: its page, or the refusal its caller met while it waited."""
+    if isinstance(outcome, Exception):
+        return refusal_result(outcome)
+    return tool_result(outcome[1])

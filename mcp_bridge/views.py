@@ -6,6 +6,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from forum.held import Held, HeldResponse
 from forum.limits import limit
 from forum.selectors import token_authenticate
 from mcp_bridge.dispatch import SUPPORTED_VERSIONS, handle, too_large
@@ -69,5 +70,7 @@ def mcp_endpoint(request):
     response = handle(raw, lambda: bearer_actor(request))
     if response is None:
         return HttpResponse(status=202)
+    if isinstance(response, Held):
+        return HeldResponse(response.then(lambda message: (200, JsonResponse(message).content, {})))
     status = HTTP_STATUS_OF_FAULT.get(response.get("error", {}).get("code"), 200)
     return JsonResponse(response, status=status)

@@ -20,6 +20,13 @@ def env_bool(name, default):
     raise ImproperlyConfigured(f"{name} must be true or false, not {raw!r}")
 
 
+def env_int(name, default, low, high):
+    raw = os.environ.get(name) or str(default)
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise ImproperlyConfigured(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
+    return int(raw)
+
+
 def env_list(name, default):
     raw = os.environ.get(name)
     if not raw:
@@ -55,12 +62,14 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "forum",
     "dialectic",
+    "feed",
     "mcp_bridge",
 ]
 
 MIDDLEWARE = [
     "parley_site.health.HealthCheckMiddleware",
     "parley_site.requestlog.RequestLogMiddleware",
+    "forum.held.HeldResponseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -74,7 +83,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "parley_site.urls"
-WSGI_APPLICATION = "parley_site.wsgi.application"
+ASGI_APPLICATION = "parley_site.asgi.application"
+WSGI_APPLICATION = "parley_site.wsgi.application"  # importable, but it cannot hold a wait or a stream
 
 TEMPLATES = [
     {
@@ -163,14 +173,15 @@ PARLEY_LIMITS = {
 # Django refuses larger bodies itself when a client sends no Content-Length.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PARLEY_LIMITS["request_max_bytes"]
 
-# PROTOCOL.md §16, profile feed: open event streams per token (counted across processes) and the
-# interval of the stream's heartbeat comment.
+# PROTOCOL.md §16, profile feed: open event streams and waiting calls per token (each counted across
+# processes) and the interval of the stream's heartbeat comment.
 PARLEY_FEED = {
-    "streams_per_token_max": int(os.environ.get("PARLEY_FEED_STREAMS_PER_TOKEN", "4")),
-    "heartbeat_seconds": int(os.environ.get("PARLEY_FEED_HEARTBEAT_SECONDS", "15")),
+    "streams_per_token_max": env_int("PARLEY_FEED_STREAMS_PER_TOKEN", 4, 1, 64),
+    "waits_per_token_max": env_int("PARLEY_FEED_WAITS_PER_TOKEN", 4, 1, 64),
+    "heartbeat_seconds": env_int("PARLEY_FEED_HEARTBEAT_SECONDS", 15, 1, 60),
 }
-if not 1 <= PARLEY_FEED["streams_per_token_max"] <= 64 or not 1 <= PARLEY_FEED["heartbeat_seconds"] <= 60:
-    raise ImproperlyConfigured("PARLEY_FEED_STREAMS_PER_TOKEN must be 1-64, PARLEY_FEED_HEARTBEAT_SECONDS 1-60")
+# A query of a request that runs longer is cancelled and the request refused 503 (PostgreSQL; 0: none).
+PARLEY_STATEMENT_TIMEOUT_MS = env_int("PARLEY_STATEMENT_TIMEOUT_MS", 5000, 0, 600000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -198,7 +209,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "forum.api.schema.add_event_stream"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "feed.schema.add_event_stream"],
 }
 
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")

@@ -68,11 +68,11 @@ def staff_reader(db, django_user_model):
 
 
 class Agent:
-    """An API client acting as one token's line."""
+    """An API client acting as one token's line; `client` an APIClient unless given (tests.asgi_client)."""
 
-    def __init__(self, token):
+    def __init__(self, token, client=None):
         self.token = token
-        self.client = APIClient()
+        self.client = client or APIClient()
         if token is not None:
             self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.secret}")
 
@@ -97,36 +97,37 @@ class Agent:
 
 @pytest.fixture
 def agent():
+    """Agent, or in a folder served as under ASGI (tests/feed) an Agent on an ASGI client."""
     return Agent
 
 
 @pytest.fixture
-def as_alice(alice):
-    return Agent(alice)
+def as_alice(alice, agent):
+    return agent(alice)
 
 
 @pytest.fixture
-def as_bob(bob):
-    return Agent(bob)
+def as_bob(bob, agent):
+    return agent(bob)
 
 
 @pytest.fixture
-def as_carol(carol):
-    return Agent(carol)
+def as_carol(carol, agent):
+    return agent(carol)
 
 
 @pytest.fixture
-def as_mod(mod):
-    return Agent(mod)
+def as_mod(mod, agent):
+    return agent(mod)
 
 
 @pytest.fixture
-def as_mallory(mallory):
-    return Agent(mallory)
+def as_mallory(mallory, agent):
+    return agent(mallory)
 
 
 @pytest.fixture
-def as_human(human):
-    agent = Agent(None)
-    agent.client.force_login(human)
-    return agent
+def as_human(human, agent):
+    moderator = agent(None)
+    moderator.client.force_login(human)
+    return moderator

@@ -1,6 +1,5 @@
 from django.urls import path
 
-from forum.api.stream import event_stream
 from forum.api.views import operation_view
 
 urlpatterns = [
@@ -13,6 +12,5 @@ urlpatterns = [
     path("threads/<str:ref>/confirm", operation_view("confirm", "POST", "thread")),
     path("threads/<str:ref>/dismiss", operation_view("dismiss", "POST", "thread")),
     path("events", operation_view("list_events", "GET")),
-    path("events/stream", event_stream),
     path("inbox", operation_view("inbox", "GET")),
 ]

@@ -1,12 +1,14 @@
 """REST doors: each view parses the request, calls one operation, renders its answer. Nothing else."""
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from forum.held import Held, HeldResponse
 from forum.limits import limit
 from forum.operations import OPERATIONS, call
 from forum.wire import ERROR_SCHEMA
-from parley_site.errors import NotFound, RequestTooLarge
+from parley_site.errors import NotFound, ParleyError, RequestTooLarge
 from parley_site.jsonbody import declared_length, parse_json, require_json_media_type
 from parley_site.shapes import Ref
 
@@ -47,8 +49,19 @@ class OperationView(APIView):
 
     def answer(self, request, ref=None):
         key = request.headers.get("Idempotency-Key") if self.idempotent else None
-        status, body = call(self.operation_name, request.auth, self.arguments(request, ref), key)
+        result = call(self.operation_name, request.auth, self.arguments(request, ref), key)
+        if isinstance(result, Held):
+            return HeldResponse(result.then(rendered))
+        status, body = result
         return Response(body, status=status)
+
+
+def rendered(outcome):
+    """A held call's answer as this door renders every other: (status, JSON bytes, headers)."""
+    if isinstance(outcome, ParleyError):
+        return outcome.status, JSONRenderer().render(outcome.as_body()), outcome.headers()
+    status, body = outcome
+    return status, JSONRenderer().render(body), {}
 
 
 def documented(view_class, method, operation_id):

@@ -1,14 +1,15 @@
 """On PostgreSQL the database itself announces every write (§16): a row trigger queues a `pg_notify` inside
 the writing transaction. PostgreSQL delivers it at the commit and drops it on a rollback, and it costs the
-write no round trip. SQLite has no channel between processes; forum.feed_notify covers it in Python.
+write no round trip. SQLite has no channel between processes; feed.notify covers it in Python.
 
 The notes' shape: `{"kind": "thread", "thread", "act", "from"}` when a thread starts awaiting something
 (it is created, or its `awaiting_seq` moves: only then can it enter an inbox), and `{"kind": "event",
 "thread"}` for every state event of a thread or claim."""
 from django.db import migrations
 
-from forum.feed_hub import CHANNEL
 from forum.migration_operations import RunSQLOnPostgreSQL
+
+CHANNEL = "parley_feed"  # as feed.hub had it when this migration was written
 
 CREATE = f"""
 CREATE FUNCTION parley_feed_thread_note() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -15,7 +15,9 @@ from urllib.parse import urlencode
 import pytest
 from django.db import connection
 
-from forum.feed_hub import HUB
+from feed.hub import HUB
+from tests.asgi_client import AsgiClient
+from tests.conftest import Agent
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_STREAMS_PER_TOKEN = 2
@@ -207,3 +209,9 @@ class SseStream:
 @pytest.fixture
 def live():
     return Live
+
+
+@pytest.fixture
+def agent():
+    """The feed is served under ASGI: its agents' requests go through Django's ASGI handler."""
+    return lambda token: Agent(token, AsgiClient())

@@ -1,15 +1,16 @@
 """Database turns (parley_site.database_turns): a process's requests hold at most TURNS connections at once,
-a request gives its connection back once its response is built, and a long-poll holds neither turn nor
-connection while it sleeps. Django never closes SQLite's in-memory test database, so the tests that watch
+a request gives its connection back once its response is built, and a held call holds neither turn nor
+connection while it waits. Django never closes SQLite's in-memory test database, so the tests that watch
 a connection close run on PostgreSQL."""
+import asyncio
 import threading
 import time
 
 import pytest
+from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection, connections
 
-from forum.feed import concerns_events, wait_for
-from forum.feed_hub import HUB
+from feed.hub import HUB
 from parley_site.database_turns import TURNS, database_turn
 
 
@@ -46,41 +47,33 @@ def in_a_request(call):
     return caller
 
 
-def sleeping_long_poll():
-    """A long-poll in a request of its own, past its first (empty) read and asleep. Returns the thread's
-    database connection, a wake(), and the call's answers."""
-    reads, asleep, arrived, answered = [], threading.Event(), threading.Event(), []
-
-    def read():
-        connections["default"].ensure_connection()
-        reads.append(connections["default"])
-        asleep.set()
-        return ["new"] if arrived.is_set() else []  # the hub may wake it before (when it starts listening)
-
-    caller = in_a_request(lambda: answered.append(wait_for(read, 10, concerns_events(7))))
-    assert asleep.wait(5)
-    time.sleep(0.5)  # past the first read and any wake-up of the hub's start, into the sleep
-
-    def wake():
-        arrived.set()
-        HUB.publish({"kind": "event", "thread": 7})
-        caller.join(5)
-    return reads[0], wake, answered
+def while_held(agent, check):
+    """check()'s answer, asked in a thread of its own while `agent`'s inbox call waits (on the event loop,
+    as under the ASGI server), and the call's response once its wait is over."""
+    async def scenario():
+        call = asyncio.ensure_future(agent.client.client.get("/api/v1/inbox", {"wait": 2},
+                                                             headers=agent.client.defaults))
+        while HUB.followers == 0 and not call.done():
+            await asyncio.sleep(0.02)
+        seen = await sync_to_async(check, thread_sensitive=False)()
+        return seen, await call
+    return async_to_sync(scenario)()
 
 
-def test_a_waiting_long_poll_gives_back_its_turn_while_it_sleeps(db):
-    _, wake, answered = sleeping_long_poll()
-    assert free_turns() == TURNS
-    wake()
-    assert answered == [["new"]]
+@pytest.mark.django_db(transaction=True)  # a woken call re-reads on a thread of the feed's own
+def test_a_held_call_gives_back_its_turn_while_it_waits(as_bob):
+    free, response = while_held(as_bob, free_turns)
+    assert free == TURNS
+    assert (response.status_code, response.json()["items"]) == (200, [])
 
 
 @pytest.mark.postgres
-def test_a_waiting_long_poll_holds_no_connection_while_it_sleeps(db):
-    database, wake, answered = sleeping_long_poll()
-    assert database.connection is None
-    wake()
-    assert answered == [["new"]]
+@pytest.mark.django_db(transaction=True)  # outside a test's transaction, as in production
+def test_a_held_call_holds_no_connection_while_it_waits(as_bob):
+    request_thread = connections["default"]  # the request's sync part runs on this thread here
+    held_open, response = while_held(as_bob, lambda: request_thread.connection is not None)
+    assert held_open is False
+    assert response.status_code == 200
 
 
 def test_calls_beyond_the_turns_wait_for_one(db):

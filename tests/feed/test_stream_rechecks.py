@@ -8,10 +8,11 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection
 
-from forum import feed_stream
+from feed import follow
+from feed.follow import Subscription
+from feed.lines import LineChecks, line_key
+from feed.stream import head, sse_frames, stream_for
 from forum.actors import Actor
-from forum.feed_lines import LineChecks, line_key
-from forum.feed_stream import head, sse_frames, stream_for
 from forum.tokens import token_revoke, token_update
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the stream reads on threads of its own
@@ -22,7 +23,7 @@ def read_pool(monkeypatch):
     """A read pool of one thread whose connection is closed afterwards (PostgreSQL would otherwise keep
     the test database open)."""
     pool = ThreadPoolExecutor(max_workers=1)
-    monkeypatch.setattr(feed_stream, "READS", pool)
+    monkeypatch.setattr(follow, "READS", pool)
     yield
     pool.submit(lambda: connection.close()).result()  # the pool thread's own connection
     pool.shutdown()
@@ -38,9 +39,14 @@ def heartbeat(settings):
 def opened(token, args=None):
     """A stream as the door opens it: starting from now, its first (empty) read done."""
     stream = stream_for(Actor.for_token(token), args or {}, 50)
-    stream.after = head(stream.scope)
+    stream.after = head(stream.listing.scope)
     assert stream.next_items() == []
     return stream
+
+
+def following(stream):
+    """The stream's frames, its subscription taken on the running event loop as the door takes it."""
+    return sse_frames(stream, [], Subscription(asyncio.get_running_loop(), stream.listing.topic))
 
 
 def run(scenario):
@@ -62,9 +68,10 @@ async def assert_last_frame(frames, reason, **detail):
 
 def test_a_stream_whose_token_is_revoked_ends_at_the_next_heartbeat(bob, heartbeat):
     heartbeat(1)
-    frames = sse_frames(opened(bob), [])
+    stream = opened(bob)
 
     async def scenario():
+        frames = following(stream)
         assert await next_frame(frames) == "retry: 2000\n\n"
         assert await next_frame(frames) == ": heartbeat\n\n"
         await sync_to_async(token_revoke)(bob)
@@ -74,9 +81,10 @@ def test_a_stream_whose_token_is_revoked_ends_at_the_next_heartbeat(bob, heartbe
 
 def test_a_revoked_token_gets_no_item_after_a_wake_only_the_refusal(as_alice, bob, heartbeat):
     heartbeat(60)  # the refusal cannot come from a heartbeat
-    frames = sse_frames(opened(bob), [])
+    stream = opened(bob)
 
     async def scenario():
+        frames = following(stream)
         await next_frame(frames)
         first = await sync_to_async(as_alice.ask)("Seen while the token is valid")
         assert json.loads((await next_frame(frames)).split("data: ")[1])["thread"] == first
@@ -92,9 +100,10 @@ def test_on_postgresql_a_revocation_ends_the_stream_at_once(bob, heartbeat):
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL's notes")
     heartbeat(60)
-    frames = sse_frames(opened(bob), [])
+    stream = opened(bob)
 
     async def scenario():
+        frames = following(stream)
         await next_frame(frames)
         last = asyncio.ensure_future(next_frame(frames, seconds=20))  # the stream goes to wait for a note
         await asyncio.sleep(1)  # past the wake-everyone of the process's listener connecting
@@ -113,9 +122,10 @@ def test_a_stream_whose_line_loses_a_right_it_needs_ends_token_right_missing(req
                                                                           kept, lost):
     heartbeat(1)
     token = request.getfixturevalue(persona)
-    frames = sse_frames(opened(token, args), [])
+    stream = opened(token, args)
 
     async def scenario():
+        frames = following(stream)
         await next_frame(frames)
         await sync_to_async(token_update)(token, kept, "")
         await assert_last_frame(frames, "token_right_missing", right=lost)
@@ -124,9 +134,10 @@ def test_a_stream_whose_line_loses_a_right_it_needs_ends_token_right_missing(req
 
 def test_a_stream_goes_on_while_its_line_keeps_its_rights(bob, heartbeat):
     heartbeat(1)
-    frames = sse_frames(opened(bob), [])
+    stream = opened(bob)
 
     async def scenario():
+        frames = following(stream)
         await next_frame(frames)
         await sync_to_async(token_update)(bob, {"read"}, "renamed")
         assert [await next_frame(frames) for _ in range(2)] == [": heartbeat\n\n"] * 2
@@ -137,10 +148,10 @@ def test_a_stream_goes_on_while_its_line_keeps_its_rights(bob, heartbeat):
 def test_a_staff_users_stream_ends_when_the_user_is_no_longer_staff(human, heartbeat):
     heartbeat(1)
     stream = stream_for(Actor.for_user(human), {}, 50)
-    stream.after = head(stream.scope)
-    frames = sse_frames(stream, [])
+    stream.after = head(stream.listing.scope)
 
     async def scenario():
+        frames = following(stream)
         await next_frame(frames)
         human.is_staff = False
         await sync_to_async(human.save)()

@@ -2,7 +2,7 @@
 (forum.api.schema.add_event_stream); tests/production/test_schemathesis.py feeds it hostile input."""
 import pytest
 
-from forum.api.stream import stream_shape
+from feed.views import stream_shape
 
 REFUSALS = {"400", "401", "403", "404", "409", "503"}
 

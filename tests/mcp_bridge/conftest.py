@@ -8,9 +8,9 @@ from django.test import Client
 class McpAgent:
     """Speaks JSON-RPC to POST /mcp as one token's line (or anonymously with token None)."""
 
-    def __init__(self, token):
+    def __init__(self, token, client=None):
         self.token = token
-        self.client = Client()
+        self.client = client or Client()
         self.next_id = 0
 
     def headers(self, extra):

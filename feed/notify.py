@@ -3,12 +3,12 @@
 everyone when a token loses access), so a rolled-back write announces nothing and a committed one costs no
 extra round trip.
 
-SQLite has no channel between processes (their waiters poll, forum.feed_hub). Here a committed write only
+SQLite has no channel between processes (their waiters poll, feed.hub). Here a committed write only
 wakes this process's own waiters at once; they re-read, and the re-read decides what they see."""
 from django.db import connection, transaction
 from django.db.models.signals import post_save
 
-from forum.feed_hub import EVERYTHING, HUB
+from feed.hub import EVERYTHING, HUB
 from forum.models import StateEvent, Thread
 
 

@@ -1,6 +1,6 @@
 """How a waiting call learns that something new may be there (PROTOCOL.md §16).
 
-Every committed write announces itself as a small note (forum.feed_notify). One listener per process hears
+Every committed write announces itself as a small note (feed.notify). One listener per process hears
 the notes of every process and wakes the local waiters whose filter the note may concern; a woken waiter
 re-reads through the selectors, which alone decide what it sees. On PostgreSQL notes travel by
 LISTEN/NOTIFY, so a waiter costs no query until a note wakes it. SQLite has no such channel: one thread
@@ -42,13 +42,14 @@ class Hub:
         self._lock = threading.Lock()
         self._waiters = set()
         self._watcher = None
+        self._stopping = False
 
     def subscribe(self, matches, wake):
         """Call wake() (from any thread) for each note with matches(note) true, until unsubscribed."""
         waiter = (matches, wake)
         with self._lock:
             self._waiters.add(waiter)
-            if self._watcher is None:
+            if self._watcher is None and not self._stopping:
                 target = listen_postgresql if is_postgresql() else poll_sqlite
                 self._watcher = threading.Thread(target=target, args=(self,), name="parley-feed", daemon=True)
                 self._watcher.start()
@@ -59,17 +60,32 @@ class Hub:
             self._waiters.discard(waiter)
 
     @property
+    def followers(self):
+        """How many waits and streams of this process listen for notes now."""
+        with self._lock:
+            return len(self._waiters)
+
+    @property
     def watching(self):
         return self._watcher is not None
 
     def retire_if_idle(self):
-        """Called by the watcher thread: with no waiter left it stops, freeing its connection, and the
-        next subscriber starts a new one (which wakes everyone once, as notes may have been missed)."""
+        """Called by the watcher thread: with no waiter left (or the server shutting down) it stops,
+        freeing its connection, and the next subscriber starts a new one (which wakes everyone once, as
+        notes may have been missed)."""
         with self._lock:
-            if self._waiters:
+            if self._waiters and not self._stopping:
                 return False
             self._watcher = None
             return True
+
+    def stop(self):
+        """At shutdown: the watcher ends within a second, closing its connection."""
+        with self._lock:
+            self._stopping = True
+            watcher = self._watcher
+        if watcher is not None:
+            watcher.join(IDLE_CHECK_SECONDS + POLL_SECONDS + 1)
 
     def publish(self, note):
         with self._lock:

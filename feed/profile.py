@@ -1,0 +1,39 @@
+"""Profile `feed` (§16) as the core sees it: the `wait` argument it gives `inbox` and `list_events`, the
+hold that serves it (feed.wait), and its manifest section. The event stream is its own door (feed.views)."""
+from django.conf import settings
+
+from feed.wait import hold
+from forum.profiles import Profile, register
+from parley_site.shapes import Int
+
+WAIT_MAX_SECONDS = 30  # §16, §14.1
+STREAM_PATH = "GET /api/v1/events/stream"
+WAIT_ARG = {"wait": Int(0, WAIT_MAX_SECONDS, description=(
+    "Seconds to hold the call while nothing new is there after the cursor (0-30, default 0); answers as "
+    "soon as something arrives, or empty with the same cursor when the time is up."))}
+
+
+def feed_setting(name):
+    return settings.PARLEY_FEED[name]
+
+
+def feed_limits():
+    return {"wait_max_seconds": WAIT_MAX_SECONDS,
+            "streams_per_token_max": feed_setting("streams_per_token_max"),
+            "waits_per_token_max": feed_setting("waits_per_token_max")}
+
+
+def feed_manifest():
+    return {
+        "description": "Wake up instead of polling: `wait` on inbox and list_events, and an event stream.",
+        "wait_operations": ["inbox", "list_events"],
+        "stream": STREAM_PATH,
+        "stream_filters": ["thread", "inbox", "extension", "awaiting", "since"],
+        "heartbeat_seconds": feed_setting("heartbeat_seconds"),
+        "limits": feed_limits(),
+    }
+
+
+def register_profile():
+    register(Profile(name="feed", manifest=feed_manifest, hold=hold,
+                     arguments={"inbox": WAIT_ARG, "list_events": WAIT_ARG}))

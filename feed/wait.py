@@ -1,0 +1,87 @@
+"""`wait` on `inbox` and `list_events` (§16): with nothing new after the cursor, the call holds until a
+committed write could have changed its answer, or the time is up.
+
+The operation runs as any other, in the request's thread: every check, then the first read, subscribed
+before it so that no write slips between. With something to answer it answers. Otherwise it returns a
+forum.held.Held and its thread and database connection go back; the waiting itself is a coroutine on the
+server's event loop (Waiting.outcome), which re-reads on the shared read pool when a note may concern it.
+Where no event loop serves the request (a WSGI server), a wait is refused at once with `503 unavailable`
+naming the fix, never held in a thread."""
+from django.conf import settings
+
+from feed.follow import READS, SHARED_READS, Subscription, caller_now, on_pool
+from feed.slots import SLOTS, WAITS, owner_key
+from forum.held import SERVING_LOOP, Held
+from parley_site.errors import LimitExceeded, Unavailable
+
+
+
+def cannot_hold(what):
+    return Unavailable(
+        f"this server cannot hold {what}: it serves WSGI, where holding would pin a worker thread",
+        fix="serve the ASGI application parley_site.asgi:application, as `gunicorn -c gunicorn.conf.py` and "
+            "`make run` do")
+
+
+def hold(actor, args, listing, after, limit):
+    """The profile's hook (forum.profiles.list_items): the page after `after`, or a Held when the caller
+    asked to wait and the page is empty."""
+    seconds = args.get("wait")
+    if not seconds:
+        return listing.read(actor, after, limit)
+    loop = SERVING_LOOP.get()
+    if loop is None:
+        raise cannot_hold("a waiting call; call without wait")
+    waiting = Waiting(loop, listing.topic)  # before the read: a write committed after it wakes us
+    try:
+        items = listing.read(actor, after, limit)
+    except BaseException:
+        waiting.release()
+        raise
+    if items:
+        waiting.release()
+        return items
+    return Held(listing, actor, after, limit, seconds, waiting, render=lambda outcome: outcome)
+
+
+class Waiting:
+    """One held call: its subscription to notes and, once it holds, one of its line's wait slots."""
+
+    def __init__(self, loop, topic):
+        self.loop = loop
+        self.started = loop.time()
+        self.subscription = Subscription(loop, topic)
+        self.slot = None
+        self.released = False
+
+    async def outcome(self, held):
+        """The page's items once something new is there, [] when the time is up, or the refusal the caller
+        meets meanwhile: too many waits of its line, or a revoked token or lost right (re-checked before
+        every read and before answering, §16)."""
+        owner, maximum = owner_key(held.actor), settings.PARLEY_FEED["waits_per_token_max"]
+        slot = await on_pool(SLOTS.acquire, WAITS, owner, maximum)
+        if slot is None:
+            return LimitExceeded("waits_per_token_max", maximum)
+        self.slot = (owner, slot)
+        deadline = self.started + held.seconds
+        actor = held.actor
+        while True:
+            noted = await self.subscription.woken_within(deadline - self.loop.time())
+            actor, refusal = await caller_now(actor, held.listing.needs)
+            if refusal is not None:
+                return refusal
+            if not noted:
+                return []
+            items = await SHARED_READS.fetch(actor, held.listing, held.after, held.limit,
+                                             self.subscription.noted_at)
+            if items:
+                return items
+
+    def release(self):
+        """Unsubscribe and give the slot back, however the call ended (twice is harmless)."""
+        if self.released:
+            return
+        self.released = True
+        self.subscription.cancel()
+        if self.slot is not None:
+            READS.submit(SLOTS.release, WAITS, *self.slot)  # off the event loop: it may touch the database

@@ -1,0 +1,38 @@
+"""The lists a cursor walks (§11) that can be followed: the state events and a caller's inbox. Each is
+declared once, here, and read the same way by its operation (`list_events`, `inbox`), by a held call and by
+the event stream (profile feed), so what a follower sees is exactly what the operation would list."""
+from dataclasses import dataclass
+from typing import Callable
+
+from forum import selectors
+from forum.models import Right
+from forum.wire import event_json, thread_json
+
+
+@dataclass(frozen=True)
+class Listing:
+    scope: str  # the cursor's scope (forum.cursors)
+    read: Callable  # (actor, after, limit) -> items, through the selector that checks the caller's rights
+    position: Callable  # item -> its place in the list, which its cursor encodes
+    render: Callable  # item -> its wire JSON
+    needs: tuple  # the rights the selector requires: a follower re-checks them without reading
+    # What a committed write must touch for this list to have grown: ("events", thread id or None) or
+    # ("inbox", identity, awaiting act).
+    topic: tuple
+    key: tuple  # equal for listings whose reads from one place give every caller the same answer
+
+
+def events_listing(thread_id):
+    def read(actor, after, limit):
+        return selectors.event_list(actor, thread_id=thread_id, after=after, limit=limit)
+    # Every caller with `read` sees the same events, so the key names no caller.
+    return Listing("events", read, lambda event: event.pk, event_json, (Right.READ,), ("events", thread_id),
+                   ("events", thread_id))
+
+
+def inbox_listing(identity, awaiting, extension):
+    def read(actor, after, limit):
+        return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=limit)
+    needs = (Right.READ, Right.LOCK) if awaiting == "confirmation" else (Right.READ,)
+    return Listing("inbox", read, lambda thread: thread.awaiting_seq, thread_json, needs,
+                   ("inbox", identity, awaiting), ("inbox", identity, awaiting, extension))
