@@ -1,8 +1,9 @@
 """The ASGI application: how Parley is served, by `make run` and by `gunicorn -c gunicorn.conf.py` alike
 (docs/deploy.md). Held calls and event streams wait on its event loop as coroutines (§16).
 
-Around Django: the lifespan protocol, which Django refuses (parley_site.lifespan), and request bodies
-bounded while they arrive (parley_site.bodylimit)."""
+Around Django: the lifespan protocol, which Django refuses (parley_site.lifespan), request bodies bounded
+while they arrive (parley_site.bodylimit), and one pool of threads for every request's sync code instead of
+a thread per open request (parley_site.sync_threads)."""
 import os
 
 from django.core.asgi import get_asgi_application
@@ -15,6 +16,7 @@ from mcp_bridge.dispatch import too_large  # noqa: E402
 from parley_site.bodylimit import bounded_bodies  # noqa: E402
 from parley_site.errors import RequestTooLarge  # noqa: E402
 from parley_site.lifespan import with_lifespan  # noqa: E402
+from parley_site.sync_threads import on_shared_threads  # noqa: E402
 
 
 def request_max_bytes():
@@ -28,4 +30,5 @@ def too_large_body(path):
     return RequestTooLarge("request_max_bytes", request_max_bytes()).as_body()
 
 
-application = with_lifespan(bounded_bodies(django_application, request_max_bytes, too_large_body))
+application = with_lifespan(bounded_bodies(on_shared_threads(django_application), request_max_bytes,
+                                           too_large_body))

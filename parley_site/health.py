@@ -52,5 +52,6 @@ class HealthCheckMiddleware:
 
     async def __acall__(self, request):
         if is_probe(request):
-            return await sync_to_async(healthz)(request)
+            # Not on the requests' shared threads: a probe must answer while they are all busy.
+            return await sync_to_async(healthz, thread_sensitive=False)(request)
         return await self.get_response(request)
