@@ -1,8 +1,8 @@
 """Gunicorn settings for Parley (`gunicorn -c gunicorn.conf.py`). Every value can be set from the
 environment; docs/deploy.md lists them.
 
-Gunicorn manages the processes; each serves the ASGI application on an event loop (uvicorn's worker, from
-the maintained `uvicorn-worker` package), so a waiting call or an open event stream is a coroutine, not a
+Gunicorn manages the processes; each serves the ASGI application on an event loop (uvicorn's worker from
+the maintained `uvicorn-worker` package, which parley_site.workers ends open streams with at shutdown), so a waiting call or an open event stream is a coroutine, not a
 thread (§16). The app is stateless (rate limits, cursors and idempotency records live in the database), so
 any number of workers, on any number of machines, serve the same forum."""
 import multiprocessing
@@ -12,7 +12,7 @@ wsgi_app = os.environ.get("GUNICORN_APP", "parley_site.asgi:application")
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
 # One event loop per core: a process is never idle while it waits, so more processes only add connections.
 workers = int(os.environ.get("GUNICORN_WORKERS", str(multiprocessing.cpu_count())))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "uvicorn_worker.UvicornWorker")
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "parley_site.workers.UvicornWorker")
 # Longer than the longest legitimate request (a 30 s wait), short enough to reap a stuck worker. An open
 # event stream is no request in this sense: the worker's event loop stays responsive while it is open.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))

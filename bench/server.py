@@ -42,8 +42,10 @@ class GunicornServer:
         self.process = None
 
     def __enter__(self):
+        # A session of its own, so that the master and its workers can all be ended together.
         self.process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
-                                        cwd=PROJECT_ROOT, env=self.env, stdout=self.log, stderr=self.log)
+                                        cwd=PROJECT_ROOT, env=self.env, stdout=self.log, stderr=self.log,
+                                        start_new_session=True)
         probe, deadline = HttpAgent(self, None), time.monotonic() + START_TIMEOUT
         try:
             while time.monotonic() < deadline and self.process.poll() is None:
@@ -64,8 +66,12 @@ class GunicornServer:
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+            pass
+        try:  # whatever is left of the session: a stuck master, or workers it left behind
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
         self.log.close()
         os.unlink(self.log.name)
 
