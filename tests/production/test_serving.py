@@ -1,0 +1,109 @@
+"""One serving model (§16): the production command (`gunicorn -c gunicorn.conf.py`, one worker here) serves
+the ASGI application, where a held wait or an open stream costs neither a thread nor a database connection
+and no client within its caps can starve another. A WSGI deployment refuses to hold, at once, with JSON."""
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from bench.server import HttpAgent
+from tests.sse_client import SseStream
+
+pytestmark = pytest.mark.postgres
+CAP = 4  # streams_per_token_max and waits_per_token_max, the defaults
+
+
+def bearer(token):
+    return {"Authorization": f"Bearer {token.secret}"}
+
+
+def worker_pid(server):
+    """The one worker process of a gunicorn master."""
+    children = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children").read_text().split()
+    assert len(children) == 1, children
+    return int(children[0])
+
+
+def threads_of(pid):
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1])
+
+
+def database_sessions():
+    """The sessions other than this test's on the test database: the server's connections."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND pid <> pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+class Holders:
+    """Waits (GET inbox?wait=...) held open on threads of the test, and streams on raw sockets."""
+
+    def __init__(self, server):
+        self.server, self.pool, self.waits, self.streams = server, ThreadPoolExecutor(64), [], []
+
+    def wait(self, token, seconds=30):
+        agent = HttpAgent(self.server, token, timeout=seconds + 10)
+        self.waits.append(self.pool.submit(agent.get, f"/api/v1/inbox?wait={seconds}"))
+
+    def stream(self, token):
+        self.streams.append(SseStream(self.server.port, "/api/v1/events/stream", bearer(token)))
+        return self.streams[-1]
+
+    def close(self):
+        for stream in self.streams:
+            stream.close()
+        self.pool.shutdown(wait=True)
+
+
+def timed(call):
+    started = time.monotonic()
+    answer = call()
+    return answer, time.monotonic() - started
+
+
+def test_a_streams_head_and_retry_frame_come_at_once_and_an_ask_within_a_second(gunicorn, http_agent, alice,
+                                                                                bob):
+    with gunicorn(workers=1) as server:
+        (stream, opened) = timed(lambda: SseStream(server.port, "/api/v1/events/stream?inbox=1", bearer(bob)))
+        assert stream.status == 200
+        assert stream.wait_for_text("retry: 2000\n\n", timeout=1)
+        _, asked = timed(lambda: http_agent(server, alice).post({"kind": "ask", "body": "Heard at once?"}))
+        (event, delivered) = timed(lambda: stream.next_event(timeout=2))
+        stream.close()
+    assert opened < 1
+    assert event is not None and event[1]["title"] == "Heard at once?"
+    assert asked + delivered < 1
+
+
+def test_held_waits_and_streams_hold_no_thread_and_no_database_connection(gunicorn, http_agent, make_token,
+                                                                          alice):
+    listeners = [make_token(f"listener{n}", ("read",)) for n in range(3)]
+    with gunicorn(workers=1) as server:
+        worker, holders = worker_pid(server), Holders(server)
+        try:
+            # Warm up what a process keeps whatever it holds: its listener, slot and read connections.
+            http_agent(server, listeners[0]).get("/api/v1/inbox?wait=1")
+            holders.stream(listeners[0]).wait_for_text("retry:", timeout=5)
+            time.sleep(1)
+            threads_before, sessions_before = threads_of(worker), database_sessions()
+            for token in listeners:
+                for _ in range(CAP):
+                    holders.wait(token)
+                    holders.stream(token)
+            time.sleep(1.5)
+            threads_held, sessions_held = threads_of(worker), database_sessions()
+            assert not any(wait.done() for wait in holders.waits), "every wait is still held"
+            http_agent(server, alice).post({"kind": "ask", "body": "Wake up, everyone"})
+            assert [wait.result()[0] for wait in holders.waits] == [200] * len(holders.waits)
+        finally:
+            holders.close()
+    held = len(listeners) * CAP * 2
+    print(f"\n{held} held calls: threads {threads_before} -> {threads_held}, "
+          f"database sessions {sessions_before} -> {sessions_held}")
+    assert threads_held - threads_before <= 4, "a holder costs no thread (the read pool has 4)"
+    assert sessions_held - sessions_before <= 4, "a holder costs no connection (the read pool has 4)"
