@@ -4,14 +4,14 @@ caller before each read. All of it runs on the server's event loop; only reads g
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import InterfaceError, OperationalError, connection
 
 from feed.hub import HUB
 from feed.lines import LineChecks
 from feed.topics import concerns
 from forum.policies import has_right
 from parley_site.errors import TokenInvalid, TokenRightMissing
-from parley_site.statement_timeout import bounded
+from parley_site.statement_timeout import bounded, read_transaction
 
 # The reads of followers share a few threads and so a few database connections per process, however many
 # streams and waits are open.
@@ -19,10 +19,10 @@ READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="parley-feed-read")
 
 
 def bounded_read(function, *args):
-    """function(*args) on a pool thread: in a transaction, so the statement timeout bounds it, and with a
-    broken connection closed so that the next read opens a new one."""
+    """function(*args) on a pool thread: bounded by the statement timeout, and with a broken connection
+    closed so that the next read opens a new one."""
     try:
-        with bounded(), transaction.atomic():
+        with bounded(), read_transaction():
             return function(*args)
     except (OperationalError, InterfaceError):
         connection.close()

@@ -75,8 +75,7 @@ class HeldResponseMiddleware:
         markcoroutinefunction(self)
 
     async def __call__(self, request):
-        if isinstance(request, ASGIRequest):
-            SERVING_LOOP.set(asyncio.get_running_loop())
+        SERVING_LOOP.set(asyncio.get_running_loop() if isinstance(request, ASGIRequest) else None)
         response = await self.get_response(request)
         if isinstance(response, HeldResponse):
             response.complete(await outcome_of(response.held))

@@ -4,8 +4,6 @@ MCP tools are generated from or dispatched through this registry, so neither doo
 from dataclasses import dataclass
 from typing import Callable
 
-from django.db import connection, transaction
-
 from forum import cursors, selectors, services
 from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
 from forum.held import Held
@@ -19,6 +17,7 @@ from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREA
                         message_json, message_tree, strict, thread_json)
 from parley_site.errors import InvalidBody
 from parley_site.shapes import Bool, Int, Obj, Ref, Str
+from parley_site.statement_timeout import read_transaction
 
 
 @dataclass(frozen=True)
@@ -55,11 +54,9 @@ def call(name, actor, arguments, idempotency_key=None):
             return run_idempotent(actor, idempotency_key, name, arguments,
                                   lambda: operation.run(actor, operation.input().validate(arguments)))
         return operation.run(actor, operation.input().validate(arguments))
-    if connection.in_atomic_block or not operation.needs_actor:  # held by a caller's; the manifest reads none
+    if not operation.needs_actor:  # the manifest reads no database
         return operation.run(actor, operation.input().validate(arguments))
-    # A read runs in a transaction of its own too, so that the statement timeout bounds it
-    # (parley_site.statement_timeout).
-    with transaction.atomic():
+    with read_transaction():  # so that the statement timeout bounds a read too
         return operation.run(actor, operation.input().validate(arguments))
 
 

@@ -4,12 +4,12 @@ request refused `503 unavailable` (§13), instead of holding a connection and a 
 It is set per transaction (`SET LOCAL`), the first thing each transaction does, so that a pooler in
 transaction mode (PgBouncer) keeps working: a session setting would stick to whichever server connection
 the pooler lent. Reads therefore run in a transaction too (forum.operations.call). It applies only inside
-`bounded()`, the request's and the feed's reads, never to migrations or management commands. SQLite has no
+`bounded()`, the requests' and the feed's database work, never to migrations or management commands. SQLite has no
 such setting; the demo does without."""
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from psycopg.pq import TransactionStatus
 
 
@@ -29,6 +29,14 @@ def bounded():
         return
     with connection.execute_wrapper(set_timeout_first):
         yield
+
+
+def read_transaction():
+    """A transaction for a read, where the timeout needs one: on PostgreSQL. SQLite has no timeout, and
+    there a transaction (IMMEDIATE, parley_site.settings) would make a read take the write lock."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return nullcontext()
+    return transaction.atomic()
 
 
 def is_timeout(exc):

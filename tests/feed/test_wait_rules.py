@@ -1,12 +1,17 @@
 """`wait` on inbox and list_events (§16, §14.1), in process: its bounds, its refusals, its answers."""
+import asyncio
+import json
 import time
 
 import pytest
+from asgiref.sync import async_to_sync, sync_to_async
 
 from forum.actors import Actor
 from forum.operations import call
+from forum.tokens import token_revoke
 from parley_site.errors import InvalidBody
 from tests.asgi_client import AsgiClient
+from tests.conftest import Agent
 from tests.mcp_bridge.conftest import McpAgent, refusal
 
 # A held call re-reads, and checks its caller again, on threads of the feed's own, which see only
@@ -117,3 +122,78 @@ def test_a_waiting_call_makes_no_queries_while_it_waits(as_alice, as_bob, django
     cursor = as_bob.get("/api/v1/inbox", wait=1).json()["cursor"]  # starts this process's listener
     with django_assert_max_num_queries(4):  # the token, one read in its transaction: none while waiting
         assert as_bob.get("/api/v1/inbox", wait=2, since=cursor).json()["items"] == []
+
+
+def held_calls(*calls):
+    """Runs the calls (coroutine functions) together on one event loop, as a server's clients; returns
+    their responses in order."""
+    async def together():
+        return await asyncio.gather(*(call() for call in calls))
+    return async_to_sync(together)()
+
+
+def rest_wait(agent, seconds):
+    return lambda: agent.client.client.get("/api/v1/inbox", {"wait": seconds}, headers=agent.client.defaults)
+
+
+def test_the_fifth_concurrent_wait_of_one_token_is_refused_limit_exceeded(as_bob, bob):
+    mcp_agent = McpAgent(bob, AsgiClient())
+
+    async def mcp_wait():
+        return await mcp_agent.client.client.post(
+            "/mcp", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                "params": {"name": "inbox", "arguments": {"wait": 2}}}),
+            content_type="application/json", headers=mcp_agent.headers({}))
+
+    async def fifth():
+        await asyncio.sleep(0.5)  # the four others hold by now
+        return await rest_wait(as_bob, 2)()
+    *held, refused = held_calls(rest_wait(as_bob, 2), rest_wait(as_bob, 2), mcp_wait, mcp_wait, fifth)
+    assert [response.status_code for response in held] == [200] * 4
+    assert [response.json()["items"] for response in held[:2]] == [[], []]
+    assert [response.json()["result"]["isError"] for response in held[2:]] == [False, False]
+    assert refused.status_code == 409
+    assert refused.json()["error"]["reason"] == "limit_exceeded"
+    assert refused.json()["error"]["detail"]["limit"] == "waits_per_token_max"
+
+
+def test_a_wait_with_something_to_answer_answers_whatever_the_line_holds(as_alice, as_bob):
+    thread = as_alice.ask("Already here")
+
+    async def fifth():
+        await asyncio.sleep(0.5)
+        return await rest_wait(as_bob, 30)()
+    cursor = as_bob.get("/api/v1/inbox").json()["cursor"]
+    waits = [lambda: as_bob.client.client.get("/api/v1/inbox", {"wait": 1, "since": cursor},
+                                              headers=as_bob.client.defaults)] * 4
+    *held, answered = held_calls(*waits, fifth)
+    assert [response.status_code for response in held] == [200] * 4
+    assert [item["id"] for item in answered.json()["items"]] == [thread]
+
+
+def test_the_waits_of_one_token_do_not_count_against_another(as_alice, as_bob):
+    responses = held_calls(*[rest_wait(as_bob, 1)] * 4, rest_wait(as_alice, 1))
+    assert [response.status_code for response in responses] == [200] * 5
+
+
+def test_a_wait_answers_token_invalid_once_its_token_is_revoked_meanwhile(as_alice, as_bob, bob):
+    async def revoke_and_write():
+        await asyncio.sleep(0.5)
+        await sync_to_async(token_revoke)(bob)
+        await sync_to_async(as_alice.ask)("Posted after the revocation")  # wakes a waiter on SQLite too
+    response, _ = held_calls(rest_wait(as_bob, 10), revoke_and_write)
+    assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")
+
+
+def test_a_wsgi_server_refuses_a_wait_at_once_naming_the_fix(bob, agent):
+    wsgi_agent = Agent(bob)  # Django's test client is a WSGI handler
+    started = time.monotonic()
+    response = wsgi_agent.get("/api/v1/inbox", wait=30)
+    assert time.monotonic() - started < 1
+    assert (response.status_code, response.json()["error"]["reason"]) == (503, "unavailable")
+    assert "asgi" in response.json()["error"]["detail"]["fix"]
+    assert response["Retry-After"]
+
+
+def test_a_wsgi_server_answers_a_wait_of_zero_as_any_list(bob):
+    assert Agent(bob).get("/api/v1/inbox", wait=0).status_code == 200
