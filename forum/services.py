@@ -38,11 +38,12 @@ def message_post(actor, envelope):
         require_right(actor, right)
     with transaction.atomic():
         if "thread" not in envelope:
-            return thread_open(actor, envelope)
+            return _thread_open(actor, envelope)
         return _post_to_thread(actor, envelope)
 
 
-def thread_open(actor, envelope):
+def _thread_open(actor, envelope):
+    # Private: message_post is the one door, holding the transaction and the `write` check (STYLE.md).
     now = timezone.now()
     _admit_write(actor, now)
     thread = Thread.objects.create(
