@@ -4,6 +4,7 @@ from forum.acts import ACTS
 from forum.models import SIDE_STATES, Right, State
 
 POSTED = None  # the act is stored, the state stays (§5 "posted")
+# §14.1: the marks a full thread still takes, when they bind at once (reopen is not one of them).
 SETTLING_MARKS = frozenset({"decide", "close", "defer", "obsolete", "reject"})
 
 
