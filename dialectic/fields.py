@@ -90,7 +90,9 @@ def envelope_fields():
                                        "(cl_<n> or <n>); it must belong to `thread`."),
         "supersedes": List(Ref("cl"), min_items=1, max_items=limit("supersedes_max"), description=(
             "dialectic: claims this assert replaces (needs authority over them).")),
-        "valid_until": Timestamp(description="dialectic: an assert's expiry (RFC 3339, in the future)."),
+        "valid_until": Timestamp(description=(
+            "dialectic: an assert's expiry, in the future: YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM), offset "
+            "-12:00 to +14:00 (§14.1).")),
     }
 
 

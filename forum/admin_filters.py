@@ -2,22 +2,25 @@
 from django.contrib import admin
 
 from forum.operations import AWAITING_ACTS
+from forum.selectors import in_moderation_queue
 
 QUEUE_PARAMETER = "pending"
 
 
-class PendingProposalFilter(admin.SimpleListFilter):
-    """A thread whose state is not confirmed is a proposal waiting for moderation (§8)."""
+class ModerationQueueFilter(admin.SimpleListFilter):
+    """What waits for a moderator: a state that is a proposal (§8), or a full thread not yet settled (§14.1)."""
 
-    title = "proposal pending"
+    title = "moderation queue"
     parameter_name = QUEUE_PARAMETER
 
     def lookups(self, request, model_admin):
-        return [("yes", "pending (the moderation queue)"), ("no", "confirmed")]
+        return [("yes", "in the queue (proposals, full threads)"), ("no", "not in the queue")]
 
     def queryset(self, request, queryset):
-        if self.value() in ("yes", "no"):
-            return queryset.filter(state_confirmed_at__isnull=self.value() == "yes")
+        if self.value() == "yes":
+            return queryset.filter(in_moderation_queue())
+        if self.value() == "no":
+            return queryset.exclude(in_moderation_queue())
         return queryset
 
 

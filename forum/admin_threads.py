@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from forum.admin_access import StaffReadOnly
 from forum.admin_actions import THREAD_ACTIONS, post_as_human, settle
-from forum.admin_filters import AwaitingFilter, PendingProposalFilter
+from forum.admin_filters import AwaitingFilter, ModerationQueueFilter
 from forum.filters import ThreadFilter
 from forum.forms import HumanPostForm
 from forum.models import StateEvent
@@ -26,7 +26,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     # Threads are opened by posting an `ask` and change only through the actions and posts below.
     list_display = ["ref", "title", "state_column", "awaiting", "creator", "message_count", "last_activity"]
     list_display_links = ["ref", "title"]
-    list_filter = ["state", PendingProposalFilter, AwaitingFilter,
+    list_filter = ["state", ModerationQueueFilter, AwaitingFilter,
                    ("creator_identity", admin.AllValuesFieldListFilter)]
     search_fields = ["title"]
     search_help_text = "Searches thread titles and message bodies."

@@ -173,3 +173,5 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["identity", "key"], name="idempotency_unique_key")]
+        # The purge on the write path (forum.idempotency) finds the oldest records without a scan.
+        indexes = [models.Index(fields=["created_at"], name="idempotency_created_idx")]

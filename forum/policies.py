@@ -4,6 +4,8 @@ from forum.acts import ACTS
 from forum.models import SIDE_STATES, Right, State
 
 POSTED = None  # the act is stored, the state stays (§5 "posted")
+# §14.1: the marks a full thread still takes, when they bind at once (reopen is not one of them).
+SETTLING_MARKS = frozenset({"decide", "close", "defer", "obsolete", "reject"})
 
 
 class Illegal(Exception):
@@ -47,6 +49,18 @@ def is_shut_out_by_lock(actor, thread, kind):
 def marks_are_confirmed(actor):
     """§8: a human's or a lock holder's mark binds at once; any other model's mark is a proposal."""
     return can_moderate(actor)
+
+
+def is_full(message_count, cap):
+    """§14.1: a thread holding `cap` (thread_max_messages) messages awaits nothing and takes only the
+    marks that settle it."""
+    return message_count >= cap
+
+
+def may_post_to_full_thread(actor, kind):
+    """§14.1: past the cap only confirmed marks pass (the human's or a lock holder's decide, close, defer,
+    obsolete, reject), so a full thread can still be settled; nothing reopens it."""
+    return kind in SETTLING_MARKS and marks_are_confirmed(actor)
 
 
 def next_state(kind, state):

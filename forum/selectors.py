@@ -3,9 +3,10 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
+from forum import limits
 from forum.actors import Actor
 from forum.filters import ThreadFilter
-from forum.models import Message, Right, StateEvent, Thread, Token
+from forum.models import TERMINAL_STATES, Message, Right, StateEvent, Thread, Token
 from forum.policies import has_right
 from parley_site.errors import NotFound, TokenInvalid, TokenRightMissing
 
@@ -100,6 +101,14 @@ def inbox(actor, *, awaiting, extension, after, limit):
     else:
         queryset = queryset.filter(awaiting_from=actor.identity)
     return page(queryset, "awaiting_seq", after, limit)
+
+
+def in_moderation_queue():
+    """The console's moderation queue, as a condition on threads: proposals awaiting confirmation (§8), and
+    full threads until a confirmed close or side state settles them: they await nothing, so they sit in no
+    inbox, and only a moderator can still settle them (§14.1)."""
+    full = Q(message_count__gte=limits.limit("thread_max_messages")) & ~Q(state__in=TERMINAL_STATES)
+    return Q(state_confirmed_at__isnull=True) | full
 
 
 def restorable_event(thread):

@@ -38,11 +38,12 @@ def message_post(actor, envelope):
         require_right(actor, right)
     with transaction.atomic():
         if "thread" not in envelope:
-            return thread_open(actor, envelope)
+            return _thread_open(actor, envelope)
         return _post_to_thread(actor, envelope)
 
 
-def thread_open(actor, envelope):
+def _thread_open(actor, envelope):
+    # Private: message_post is the one door, holding the transaction and the `write` check (STYLE.md).
     now = timezone.now()
     _admit_write(actor, now)
     thread = Thread.objects.create(
@@ -77,16 +78,10 @@ def _post_to_thread(actor, envelope):
     except policies.Illegal as refusal:
         raise InvalidTransition(str(refusal), state=thread.state, kind=kind) from None
     apply_profile = profile.prepare(actor, thread, envelope, resolved) if profile else None
-    if parent.depth + 1 > limit("max_depth"):
-        raise LimitExceeded("max_depth", limit("max_depth"))
-    if thread.message_count + 1 > limit("thread_max_messages"):
-        raise LimitExceeded("thread_max_messages", limit("thread_max_messages"))
     speaker = policies.loop_key(actor.identity, extension)
-    if new_state is policies.POSTED and policies.loop_guard_trips(thread, speaker, limit("loop_exchange_max")):
-        raise LoopGuard(limit="loop_exchange_max")
+    _check_limits(actor, thread, kind, parent.depth + 1, speaker, new_state)
     confirmed = policies.marks_are_confirmed(actor)
-    next_awaiting = policies.awaiting_after_message(kind, thread, new_state, confirmed, parent.author_identity)
-    left = None if next_awaiting is policies.POSTED else policies.awaiting(*next_awaiting)
+    left = _awaiting_left(kind, thread, new_state, confirmed, parent)
 
     now = timezone.now()
     # A new awaiting draws an inbox place, a state change an event id, a profile kind perhaps a claim id.
@@ -107,6 +102,27 @@ def _post_to_thread(actor, envelope):
     if new_state is not policies.POSTED:
         _record_event(thread, message, old_state, new_state, kind, actor, now, confirmed)
     return message, thread, apply_profile(message) if apply_profile else None
+
+
+def _check_limits(actor, thread, kind, depth, speaker, new_state):
+    """§14's 409 refusals in §13's order: max_depth, thread_max_messages, loop_guard. A full thread still
+    takes the confirmed marks that settle it (§14.1), or any writer could make it unclosable."""
+    if depth > limit("max_depth"):
+        raise LimitExceeded("max_depth", limit("max_depth"))
+    cap = limit("thread_max_messages")
+    if policies.is_full(thread.message_count, cap) and not policies.may_post_to_full_thread(actor, kind):
+        raise LimitExceeded("thread_max_messages", cap)
+    if new_state is policies.POSTED and policies.loop_guard_trips(thread, speaker, limit("loop_exchange_max")):
+        raise LoopGuard(limit="loop_exchange_max")
+
+
+def _awaiting_left(kind, thread, new_state, confirmed, parent):
+    """The `awaiting` this message sets (§6), or None when it stays. From the message that fills the
+    thread on, it awaits nothing, so it leaves every inbox for the console's moderation queue (§14.1)."""
+    if policies.is_full(thread.message_count + 1, limit("thread_max_messages")):
+        return policies.awaiting(None, None)
+    next_awaiting = policies.awaiting_after_message(kind, thread, new_state, confirmed, parent.author_identity)
+    return None if next_awaiting is policies.POSTED else policies.awaiting(*next_awaiting)
 
 
 def _parent_of(thread, parent_id):
@@ -161,8 +177,10 @@ def _take_proposal(actor, thread_id):
 
 
 def _settle(thread, from_state, label, actor, now):
-    """After confirm or dismiss the thread awaits what its confirmed state implies (§6)."""
+    """After confirm or dismiss the thread awaits what its confirmed state implies (§6), unless it is full."""
     act, who = policies.awaiting_for_confirmed(thread)
+    if policies.is_full(thread.message_count, limit("thread_max_messages")):
+        act, who = None, None  # §14.1: a full thread awaits nothing, whatever its state
     asker = (thread.creator_identity, thread.creator_extension) if act == "answer" else ("", "")
     _set_awaiting(thread, act, who, thread.last_message, asker)
     thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(thread, "", True)

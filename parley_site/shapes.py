@@ -3,7 +3,8 @@
 One definition drives both, so what an agent reads (OpenAPI, MCP `inputSchema`) is what the server
 enforces. Every violation is `invalid_body` with `detail.field` as a dotted path (PROTOCOL.md §4)."""
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 from parley_site.errors import InvalidBody
 
@@ -142,23 +143,55 @@ class Ref(Shape):
         ]})
 
 
+TIME_PATTERN = (r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})T(?P<time>[0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.(?P<fraction>[0-9]+))?"
+                r"(?:Z|(?P<sign>[+-])(?P<hours>[0-9]{2}):(?P<minutes>[0-9]{2}))")
+# §14.1 "Times": the offsets in use on Earth. Wider ones do not fit PostgreSQL's timestamptz (+16:00 was a
+# DataError there) and may push the instant out of Python's years (an OverflowError on SQLite).
+OFFSET_MIN, OFFSET_MAX = timedelta(hours=-12), timedelta(hours=14)
+
+
+def _offset(match):
+    """The offset of a matched time, or None when its minutes or its size are out of range."""
+    if match["sign"] is None:
+        return timedelta(0)
+    size = timedelta(hours=int(match["hours"]), minutes=int(match["minutes"]))
+    offset = -size if match["sign"] == "-" else size
+    return offset if int(match["minutes"]) < 60 and OFFSET_MIN <= offset <= OFFSET_MAX else None
+
+
+def parse_time(text):
+    """An aware UTC datetime for a §14.1 time, or None when `text` is not one: uppercase T and Z, seconds
+    00-59, an offset from -12:00 to +14:00, and a year 1-9999 once converted to UTC."""
+    match = re.fullmatch(TIME_PATTERN, text)
+    offset = _offset(match) if match else None
+    if offset is None:
+        return None
+    # Python keeps microseconds: a longer fraction is cut, as PostgreSQL would round it anyway.
+    microseconds = (match["fraction"] or "").ljust(6, "0")[:6]
+    try:
+        local = datetime.fromisoformat(f"{match['date']}T{match['time']}.{microseconds}")
+        return local.replace(tzinfo=dt_timezone(offset)).astimezone(dt_timezone.utc)
+    except (ValueError, OverflowError):  # no such day, hour or second; a year outside 1-9999 in UTC
+        return None
+
+
 class Timestamp(Shape):
-    """An RFC 3339 date-time with an explicit offset."""
+    """A §14.1 time: RFC 3339 with an explicit offset, answered as an aware UTC datetime."""
 
     def __init__(self, description=None):
         self.description = description
 
     def validate(self, value, path=""):
-        if not isinstance(value, str) or not re.fullmatch(
-                r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)", value):
-            raise InvalidBody(f"{path} must be an RFC 3339 time with offset", field=path)
-        try:
-            return datetime.fromisoformat(value.replace("z", "Z").replace("Z", "+00:00"))
-        except ValueError:
-            raise InvalidBody(f"{path} is not a valid time", field=path) from None
+        parsed = parse_time(value) if isinstance(value, str) else None
+        if parsed is None:
+            raise InvalidBody(f"{path} must be a time YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM), offset "
+                              "-12:00 to +14:00, year 1-9999 in UTC", field=path)
+        return parsed
 
     def json_schema(self):
-        return self.with_description({"type": "string", "format": "date-time"})
+        # Group names are Python's syntax only; the schema's regex must read the same in every dialect.
+        pattern = re.sub(r"\(\?P<\w+>", "(?:", TIME_PATTERN)
+        return self.with_description({"type": "string", "format": "date-time", "pattern": f"^{pattern}$"})
 
 
 class List(Shape):

@@ -4,6 +4,7 @@ from django.urls import reverse
 
 from forum.admin_filters import QUEUE_PARAMETER
 from forum.models import Thread
+from forum.selectors import in_moderation_queue
 
 register = template.Library()
 
@@ -11,8 +12,8 @@ register = template.Library()
 @register.inclusion_tag("admin/forum/moderation_queue.html")
 def moderation_queue():
     """The moderation queue, one click from the admin index, with its size: threads whose state is a
-    proposal awaiting confirmation or dismissal (§8)."""
-    return {"size": Thread.objects.filter(state_confirmed_at__isnull=True).count(),
+    proposal awaiting confirmation or dismissal (§8), and full threads not yet settled (§14.1)."""
+    return {"size": Thread.objects.filter(in_moderation_queue()).count(),
             "url": f"{reverse('admin:forum_thread_changelist')}?{QUEUE_PARAMETER}=yes"}
 
 

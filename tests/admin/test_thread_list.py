@@ -1,7 +1,7 @@
 """The thread list: what needs a moderator at a glance, its filters and search, the queue on the index."""
 import pytest
 
-from tests.admin.console import CHANGELIST, number
+from tests.admin.console import CHANGELIST, apply_mark, number, reports, thread_of
 
 
 def rows(response):
@@ -80,3 +80,17 @@ def test_the_list_reads_in_a_bounded_number_of_queries(console, make_thread, dja
 
     with django_assert_max_num_queries(9):
         assert console.get(CHANGELIST).status_code == 200
+
+
+def test_the_queue_lists_a_full_thread_until_a_confirmed_mark_settles_it(console, make_thread, as_bob, settings):
+    settings.PARLEY_LIMITS = {**settings.PARLEY_LIMITS, "thread_max_messages": 2}
+    full = make_thread("open")
+    make_thread("open")
+    assert as_bob.say("note", "the last one", thread=full).status_code == 201  # open, confirmed, and full
+    assert rows(console.get(CHANGELIST, {"pending": "yes"})) == [number(full)]
+    assert "Moderation queue: <strong>1</strong>" in console.get("/admin/").content.decode()
+
+    [(level, _)] = reports(apply_mark(console, "obsolete", [full], "Marked obsolete by the moderator."))
+
+    assert level == "success" and thread_of(full).is_locked
+    assert rows(console.get(CHANGELIST, {"pending": "yes"})) == []

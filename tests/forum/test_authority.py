@@ -156,3 +156,27 @@ def test_staff_without_the_moderate_permission_read_but_do_not_act(thread_in, st
     with nothing_stored():
         error = refused(reader.say("note", "hi", thread=thread), 403, "token_right_missing")
         assert error["detail"]["right"] == "write"
+
+
+def test_every_public_forum_service_checks_rights_before_it_writes(mallory, thread_in):
+    """STYLE.md: a public service is a door of its own, so each one checks rights in its own transaction.
+    A helper that does neither (opening a thread) stays private behind message_post."""
+    import inspect
+
+    from forum import services
+    from forum.actors import Actor
+    from forum.envelope import clean_envelope
+    from parley_site.errors import TokenRightMissing
+
+    thread = int(thread_in("decided").removeprefix("th_"))
+    calls = {
+        "message_post": (clean_envelope({"kind": "ask", "body": "Mine?"}),),
+        "state_confirm": (thread,),
+        "state_dismiss": (thread,),
+    }
+    public = {name for name, function in inspect.getmembers(services, inspect.isfunction)
+              if function.__module__ == services.__name__ and not name.startswith("_")}
+    assert public == calls.keys(), "a new public service needs its rights checked here"
+    for name, arguments in calls.items():
+        with nothing_stored(), pytest.raises(TokenRightMissing):
+            getattr(services, name)(Actor.for_token(mallory), *arguments)

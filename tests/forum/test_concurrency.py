@@ -8,8 +8,10 @@ import pytest
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
+from forum.idempotency import lock_key
 from forum.models import IdempotencyRecord, Message, StateEvent, Thread
 from tests.conftest import Agent
+from tests.forum.expect import nothing_stored, refused
 
 pytestmark = pytest.mark.postgres
 ROUNDS = 12
@@ -211,3 +213,60 @@ def test_a_plain_note_never_waits_for_the_writes_that_hold_the_lists_places(on_p
     assert noted_while_held == [201]
     assert answer_waited, "an answer draws an inbox place and an event id: it waits for the places"
     assert sorted(response.status_code for response in results) == [201, 201, 201]
+
+
+def test_eight_identical_keyed_closes_at_once_store_one_message_and_all_get_its_answer(on_postgresql, make_token):
+    """§4.1: a retry that arrives while the first request with its key is served waits for it, then gets its
+    answer replayed. Judged afresh, seven of these closes met the thread the first had closed: 409."""
+    alice, bob = Agent(make_token("alice")), Agent(make_token("bob"))
+    thread = alice.ask("Close me once?")
+    assert bob.say("answer", "Yes.", thread=thread).status_code == 201
+    retries = [Agent(alice.token) for _ in range(8)]
+    close = lambda agent: lambda: agent.post(  # noqa: E731
+        body={"kind": "close", "body": "Settled.", "thread": thread}, HTTP_IDEMPOTENCY_KEY="close-once")
+
+    results = race([[close(agent)] for agent in retries])
+
+    assert [status for _, status, _ in results] == [201] * 8, results
+    assert len({json.dumps(body, sort_keys=True) for _, _, body in results}) == 1
+    stored = Message.objects.filter(thread_id=int(thread.removeprefix("th_")), kind="close")
+    assert (stored.count(), IdempotencyRecord.objects.filter(key="close-once").count()) == (1, 1)
+
+
+class KeyHeld(threading.Thread):
+    """Serves `key` for `identity` as a first request would, in a transaction of its own, until released."""
+
+    def __init__(self, identity, key):
+        super().__init__()
+        self.identity, self.key = identity, key
+        self.ready, self.release = threading.Event(), threading.Event()
+
+    def run(self):
+        try:
+            with transaction.atomic():
+                lock_key(self.identity, self.key)
+                self.ready.set()
+                self.release.wait(30)
+        finally:
+            connections.close_all()
+
+
+def test_a_retry_waits_for_the_first_request_no_longer_than_a_request_may_run(on_postgresql, make_token,
+                                                                             monkeypatch):
+    monkeypatch.setattr("forum.idempotency.WAIT_MAX", "300ms")  # 60 s in production: a request's limit
+    bob = Agent(make_token("bob"))
+    thread = bob.ask("Anyone?")
+    held = KeyHeld(bob.identity, "slow-first")
+    held.start()
+    assert held.ready.wait(10)
+    try:
+        with nothing_stored():
+            started = time.monotonic()
+            response = bob.post(body={"kind": "note", "body": "retry", "thread": thread},
+                                HTTP_IDEMPOTENCY_KEY="slow-first")
+            waited = time.monotonic() - started
+            refused(response, 503, "unavailable")
+    finally:
+        held.release.set()
+        held.join(30)
+    assert 0.3 <= waited < 5

@@ -130,3 +130,25 @@ def test_a_key_is_remembered_for_24_hours_only(thread_in, as_bob, monkeypatch):
     monkeypatch.setattr(timezone, "now", lambda: real_now() + timedelta(minutes=2))
     fresh = accepted(keyed(as_bob, "daily", kind="note", body="same", thread=thread))
     assert fresh["message"]["id"] != first["message"]["id"]
+
+
+def test_expired_records_are_purged_on_the_write_path_oldest_first_a_bounded_batch_at_a_time(
+        thread_in, as_bob, monkeypatch, django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from forum import idempotency
+    from forum.models import IdempotencyRecord
+
+    thread = thread_in("open")
+    real_now = timezone.now
+    for hours in (27, 25, 26):
+        monkeypatch.setattr(timezone, "now", lambda hours=hours: real_now() - timedelta(hours=hours))
+        accepted(keyed(as_bob, f"old-{hours}", kind="note", body=f"{hours} hours ago", thread=thread))
+    monkeypatch.setattr(timezone, "now", real_now)
+    monkeypatch.setattr(idempotency, "PURGE_EVERY", 1)  # 64 in production: "occasionally"
+    monkeypatch.setattr(idempotency, "PURGE_BATCH", 2)
+    with django_capture_on_commit_callbacks(execute=True):
+        accepted(keyed(as_bob, "fresh", kind="note", body="now", thread=thread))
+    assert sorted(IdempotencyRecord.objects.values_list("key", flat=True)) == ["fresh", "old-25"]

@@ -35,6 +35,72 @@ def test_a_thread_takes_at_most_thread_max_messages(low_limits, thread_in, as_bo
     assert error["detail"]["limit"] == "thread_max_messages"
 
 
+@pytest.fixture
+def full_thread(low_limits, thread_in, as_carol):
+    """alice's thread, answered and confirmed (2 messages), that carol's note fills to thread_max_messages."""
+    low_limits(thread_max_messages=3)
+    thread = thread_in("answered", confirmed=True)
+    accepted(as_carol.say("note", "the third and last", thread=thread))
+    return thread
+
+
+def test_the_message_that_fills_a_thread_leaves_it_awaiting_nothing_and_out_of_every_inbox(
+        low_limits, thread_in, as_bob, as_carol, read_thread):
+    low_limits(thread_max_messages=2)
+    thread = thread_in("open")
+    assert thread in [item["id"] for item in as_carol.get("/api/v1/inbox").json()["items"]]
+    filled = accepted(as_bob.say("note", "the last one", thread=thread))
+    assert filled["thread"]["awaiting"]["act"] is None and filled["message"]["awaiting"]["act"] is None
+    assert read_thread(thread)["awaiting"]["act"] is None
+    assert as_carol.get("/api/v1/inbox").json()["items"] == []
+
+
+@pytest.mark.parametrize("kind, state", [
+    ("decide", "decided"), ("close", "closed"), ("defer", "deferred"), ("obsolete", "obsolete"),
+    ("reject", "rejected"),
+])
+@pytest.mark.parametrize("who", ["as_mod", "as_human"])
+def test_a_full_thread_is_still_settled_by_a_confirmed_mark(who, kind, state, full_thread, request, read_thread):
+    settled = accepted(request.getfixturevalue(who).say(kind, "settled", thread=full_thread))["thread"]
+    assert (settled["state"], settled["message_count"], settled["awaiting"]["act"]) == (state, 4, None)
+    assert settled["state_confirmed_at"] is not None and read_thread(full_thread) == settled
+
+
+@pytest.mark.parametrize("who, kind", [
+    ("as_alice", "close"),  # the creator's mark is a proposal: it does not settle
+    ("as_alice", "decide"),
+    ("as_bob", "note"),
+    ("as_carol", "ask"),
+    ("as_mod", "note"),
+    ("as_human", "answer"),
+])
+def test_a_full_thread_refuses_all_but_a_confirmed_mark(who, kind, full_thread, request):
+    with nothing_stored():
+        error = refused(request.getfixturevalue(who).say(kind, "one more", thread=full_thread), 409,
+                        "limit_exceeded")
+    assert error["detail"]["limit"] == "thread_max_messages"
+
+
+@pytest.mark.parametrize("who", ["as_mod", "as_human"])
+def test_a_full_thread_once_settled_is_never_reopened(who, full_thread, as_mod, request):
+    accepted(as_mod.say("close", "settled", thread=full_thread))
+    with nothing_stored():
+        error = refused(request.getfixturevalue(who).say("reopen", "again", thread=full_thread), 409,
+                        "limit_exceeded")
+    assert error["detail"]["limit"] == "thread_max_messages"
+
+
+@pytest.mark.parametrize("operation", ["confirm", "dismiss"])
+def test_a_full_thread_awaits_nothing_after_its_proposal_is_confirmed_or_dismissed(
+        operation, low_limits, thread_in, as_alice, as_mod):
+    low_limits(thread_max_messages=3)
+    thread = thread_in("answered", confirmed=True)
+    proposed = accepted(as_alice.say("decide", "the last word", thread=thread))["thread"]
+    assert (proposed["state_confirmed_at"], proposed["awaiting"]["act"]) == (None, None)
+    settled = accepted(as_mod.post(f"/api/v1/threads/{thread}/{operation}"), 200)["thread"]
+    assert settled["awaiting"]["act"] is None
+
+
 def test_a_request_over_request_max_bytes_is_refused_with_413(thread_in, as_bob):
     thread = thread_in("open")
     body = json.dumps({"kind": "note", "thread": thread, "body": "hi", "provenance": {"model": "m" * 17000}})
