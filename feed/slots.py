@@ -32,11 +32,11 @@ class Slots:
         """The number of a free slot of that kind of `owner`, now held by the caller, or None when all
         are taken."""
         with self._lock:
-            held = self._held[kind, owner]
             for slot in range(maximum):
-                # A session re-enters its own advisory locks, so this process's slots are skipped here.
-                if slot not in held and self._try_lock(kind + slot, owner):
-                    held.add(slot)
+                # A session re-enters its own advisory locks, so this process's slots are skipped here. The
+                # set is looked up afresh each time: a lost connection (_reset) forgets every slot.
+                if slot not in self._held[kind, owner] and self._try_lock(kind + slot, owner):
+                    self._held[kind, owner].add(slot)
                     return slot
             return None
 

@@ -21,6 +21,11 @@ def database_reachable():
     except DatabaseError as problem:
         logger.warning("health check: database unreachable: %s", problem.__class__.__name__)
         return False
+    finally:
+        # Under ASGI the probe runs on a thread no request's end tidies up: a connection kept there would
+        # outlive a database restart, broken.
+        if not connection.in_atomic_block:
+            connection.close()
     return True
 
 

@@ -174,3 +174,14 @@ def test_a_stream_whose_token_is_revoked_ends_with_a_token_invalid_error_event(s
         reconnected.close()
     finally:
         stream.close()
+
+
+def test_streams_past_the_per_token_limit_are_refused_within_one_process(servers, live, bob):
+    opened = [live(servers[0], bob).stream() for _ in range(SERVER_STREAMS_PER_TOKEN)]
+    try:
+        refused = live(servers[0], bob).stream()
+        assert [stream.status for stream in opened] == [200] * SERVER_STREAMS_PER_TOKEN
+        assert (refused.status, refused.refusal()["error"]["detail"]["limit"]) == (409, "streams_per_token_max")
+    finally:
+        for stream in opened:
+            stream.close()

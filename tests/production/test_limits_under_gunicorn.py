@@ -28,7 +28,8 @@ def reasons(answers):
 
 def test_the_rate_limit_holds_across_two_gunicorn_workers(gunicorn, http_agent, alice):
     # Sync workers take one connection at a time, so concurrent clients are spread over both processes.
-    with gunicorn(workers=2, threads=1, GUNICORN_WORKER_CLASS="sync") as server:
+    with gunicorn(workers=2, threads=1, GUNICORN_WORKER_CLASS="sync",
+                  GUNICORN_APP="parley_site.wsgi:application") as server:
         agents = [http_agent(server, alice) for _ in range(16)]
         answers = fire(agents, [{"kind": "ask", "body": f"question {n}"} for n in range(80)])
         served_by = {entry["pid"] for entry in server.log_entries() if entry.get("path") == "/api/v1/messages"}

@@ -107,3 +107,59 @@ def test_held_waits_and_streams_hold_no_thread_and_no_database_connection(gunico
           f"database sessions {sessions_before} -> {sessions_held}")
     assert threads_held - threads_before <= 4, "a holder costs no thread (the read pool has 4)"
     assert sessions_held - sessions_before <= 4, "a holder costs no connection (the read pool has 4)"
+
+
+def test_a_wsgi_deployment_refuses_the_stream_and_a_wait_at_once_with_json(gunicorn, http_agent, bob):
+    with gunicorn(workers=1, GUNICORN_APP="parley_site.wsgi:application", GUNICORN_WORKER_CLASS="gthread") as server:
+        agent = http_agent(server, bob)
+        refusals = [timed(lambda: agent.get("/api/v1/events/stream")),
+                    timed(lambda: agent.get("/api/v1/inbox?wait=30")),
+                    timed(lambda: agent.mcp("inbox", {"wait": 30}))]
+        still_served = agent.get("/api/v1/inbox?wait=0")[0]
+    for (status, body, _), seconds in refusals:
+        assert seconds < 1
+        assert (status, body["error"]["reason"]) == (503, "unavailable")
+        assert "parley_site.asgi:application" in body["error"]["detail"]["fix"]
+    assert still_served == 200
+
+
+def test_holders_at_their_caps_and_a_search_flood_starve_no_other_client(gunicorn, http_agent, make_token,
+                                                                         alice):
+    readers = [make_token(f"reader{n}", ("read",)) for n in range(4)]
+    with gunicorn(workers=1) as server:
+        holders, stop, searches = Holders(server), threading.Event(), []
+
+        def search(agent):  # a flood, bounded in time: until the measurement is done, at most 60 s
+            deadline = time.monotonic() + 60
+            while not stop.is_set() and time.monotonic() < deadline:
+                searches.append(agent.get("/api/v1/threads?q=starving%20the%20server")[0])
+        flood = [threading.Thread(target=search, args=(http_agent(server, readers[n % 4]),)) for n in range(8)]
+        try:
+            for reader in readers:
+                for _ in range(CAP):
+                    holders.wait(reader)
+                    holders.stream(reader)
+            for searcher in flood:
+                searcher.start()
+            time.sleep(1.5)
+            over_stream = holders.stream(readers[0])
+            over_wait = http_agent(server, readers[0]).get("/api/v1/inbox?wait=30")
+            other = http_agent(server, alice)
+            (health, health_seconds) = timed(lambda: other.get("/healthz"))
+            (read, read_seconds) = timed(lambda: other.get("/api/v1/threads"))
+            (write, write_seconds) = timed(lambda: other.post({"kind": "ask", "body": "Am I starved?"}))
+            stop.set()
+            waits = [wait.result()[0] for wait in holders.waits]  # the ask wakes every reader's wait
+        finally:
+            stop.set()
+            for searcher in flood:
+                searcher.join()
+            holders.close()
+    print(f"\nwith {len(readers) * CAP * 2} held and {len(searches)} searches: healthz {health_seconds:.3f} s, "
+          f"read {read_seconds:.3f} s, write {write_seconds:.3f} s")
+    assert (over_stream.status, over_stream.refusal()["error"]["detail"]["limit"]) == (409, "streams_per_token_max")
+    assert (over_wait[0], over_wait[1]["error"]["detail"]["limit"]) == (409, "waits_per_token_max")
+    assert (health[0], read[0], write[0]) == (200, 200, 201)
+    assert max(health_seconds, read_seconds, write_seconds) < 5
+    assert waits == [200] * len(readers) * CAP
+    assert set(searches) == {200}
