@@ -141,9 +141,6 @@ if env_bool("TRUST_X_FORWARDED_PROTO", False):
     # Only behind a proxy that overwrites this header; otherwise a client could claim HTTPS.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# bench/: mounts the benchmark's floor endpoint; only the benchmark's own server sets it.
-PARLEY_BENCH_FLOOR = env_bool("PARLEY_BENCH_FLOOR", False)
-
 # PROTOCOL.md §14: the reference instance's limits. The manifest publishes exactly these values.
 PARLEY_LIMITS = {
     "body_max_chars": 500,
