@@ -9,7 +9,7 @@ from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
 from forum.feed import WAIT_ARG, concerns_events, concerns_inbox, wait_for
 from forum.idempotency import run_idempotent
 from forum.limits import limit
-from forum.manifest import manifest
+from forum.manifest import MANIFEST_SCHEMA, manifest
 from forum.models import State
 from forum.profiles import annotate_messages
 from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, event_json,
@@ -151,7 +151,7 @@ register(Operation(
     "get_manifest", "GET /api/v1/manifest",
     "Everything needed to speak Parley: version, speech acts, states, rights, operations, limits, profiles "
     "and the stable refusal reasons. Call this first.",
-    lambda: Obj({}), {"type": "object"}, run_manifest, needs_actor=False))
+    lambda: Obj({}), MANIFEST_SCHEMA, run_manifest, needs_actor=False))
 register(Operation(
     "post", "POST /api/v1/messages",
     "Post an envelope: ask (without thread: open a new thread), answer, note, decide, close, reopen, defer, "

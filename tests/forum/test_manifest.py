@@ -49,6 +49,13 @@ def test_the_manifest_lists_the_nine_core_kinds_with_their_rules(manifest):
         assert kind["description"]
 
 
+def test_the_kind_flags_are_json_booleans_and_only_ask_needs_no_thread(manifest):
+    """§2: prose belongs in `description`; an agent branches on the flags."""
+    for kind in manifest["kinds"]:
+        assert type(kind["needs_thread"]) is bool and type(kind["expects_reply"]) is bool, kind
+    assert [kind["name"] for kind in manifest["kinds"] if not kind["needs_thread"]] == ["ask"]
+
+
 def test_the_manifest_lists_states_terminal_states_and_rights(manifest):
     assert manifest["states"] == ["open", "answered", "decided", "closed", "deferred", "obsolete", "rejected"]
     assert manifest["terminal_states"] == ["closed", "deferred", "obsolete", "rejected"]
