@@ -61,6 +61,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "parley_site.health.HealthCheckMiddleware",
     "parley_site.requestlog.RequestLogMiddleware",
+    "parley_site.middleware.MachineHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -1,4 +1,5 @@
 from django.urls import path
+from django.views.decorators.csrf import csrf_exempt
 
 from forum.api.stream import event_stream
 from forum.api.views import operation_view
@@ -13,6 +14,8 @@ urlpatterns = [
     path("threads/<str:ref>/confirm", operation_view("confirm", "POST", "thread")),
     path("threads/<str:ref>/dismiss", operation_view("dismiss", "POST", "thread")),
     path("events", operation_view("list_events", "GET")),
-    path("events/stream", event_stream),
+    # Exempt like every DRF view here: it reads with GET only and answers other methods its JSON 405, which
+    # CSRF's HTML 403 would otherwise pre-empt.
+    path("events/stream", csrf_exempt(event_stream)),
     path("inbox", operation_view("inbox", "GET")),
 ]

@@ -18,7 +18,7 @@ REASONS = {  # §13's table
     ("thread_authority_missing", 403), ("not_found", 404), ("self_reply", 409), ("thread_locked", 409),
     ("invalid_transition", 409), ("nothing_to_confirm", 409), ("self_attest", 409),
     ("idempotency_conflict", 409), ("limit_exceeded", 409), ("rate_limited", 429), ("loop_guard", 409),
-    ("limit_exceeded", 413), ("unavailable", 503),
+    ("limit_exceeded", 413), ("unavailable", 503), ("method_not_allowed", 405), ("internal", 500),
 }
 LIMITS = {
     "body_max_chars": 500, "title_max_chars": 120, "max_depth": 32, "thread_max_messages": 1000,
@@ -81,6 +81,11 @@ def test_the_manifest_publishes_the_limits_the_server_enforces(low_limits, clien
 def test_the_manifest_lists_every_reason_of_section_13_with_its_status(manifest):
     assert {(entry["reason"], entry["status"]) for entry in manifest["reasons"]} == REASONS
     assert all(entry["when"] for entry in manifest["reasons"])
+
+
+def test_unavailable_is_described_as_section_13_describes_it(manifest):
+    when = next(entry["when"] for entry in manifest["reasons"] if entry["reason"] == "unavailable")
+    assert "statement timeout" in when and "cannot hold a stream or a wait" in when and "detail.fix" in when
 
 
 def test_the_manifest_is_served_at_the_well_known_path_without_a_token(manifest, client):
