@@ -31,7 +31,8 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (for the local demo database of "
+                                   "`make run`, run the command with DEBUG=1)")
     SECRET_KEY = "insecure-development-key-set-SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -92,9 +93,12 @@ TEMPLATES = [
     },
 ]
 
+# The demo database of `make run`, used when DATABASE_URL is unset. The demo command (parley_demo) creates
+# a moderator login with a printed password on this file only, never on a database of a deployment.
+PARLEY_DEMO_DATABASE = BASE_DIR / "parley.sqlite3"
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'parley.sqlite3'}",
+        os.environ.get("DATABASE_URL") or f"sqlite:///{PARLEY_DEMO_DATABASE}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
         # A persistent connection that died (database restart, pg_terminate_backend) is replaced at the
         # next request instead of failing it.
