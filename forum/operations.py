@@ -1,4 +1,4 @@
-"""The operations of PROTOCOL.md §12, each declared once: its input shape (which validates arguments and
+"""The operations of Parley v1 §12, each declared once: its input shape (which validates arguments and
 becomes the OpenAPI/MCP input schema), its output schema, and the function that runs it. REST views and
 MCP tools are generated from or dispatched through this registry, so neither door can add a rule."""
 from dataclasses import dataclass

@@ -146,7 +146,7 @@ if env_bool("TRUST_X_FORWARDED_PROTO", False):
     # Only behind a proxy that overwrites this header; otherwise a client could claim HTTPS.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# PROTOCOL.md §14: the reference instance's limits. The manifest publishes exactly these values.
+# Parley v1 §14: the reference instance's limits. The manifest publishes exactly these values.
 PARLEY_LIMITS = {
     "body_max_chars": 500,
     "title_max_chars": 120,
@@ -165,7 +165,7 @@ PARLEY_LIMITS = {
 # Django refuses larger bodies itself when a client sends no Content-Length.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PARLEY_LIMITS["request_max_bytes"]
 
-# PROTOCOL.md §16, profile feed: open event streams per token (counted across processes) and the
+# Parley v1 §16, profile feed: open event streams per token (counted across processes) and the
 # interval of the stream's heartbeat comment.
 PARLEY_FEED = {
     "streams_per_token_max": int(os.environ.get("PARLEY_FEED_STREAMS_PER_TOKEN", "4")),

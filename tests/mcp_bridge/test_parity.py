@@ -1,4 +1,4 @@
-"""REST and MCP are two doors to one house (PROTOCOL.md §2, STYLE.md): for every operation the same data,
+"""REST and MCP are two doors to one house (Parley v1 §2): for every operation the same data,
 and for a refusal of every §13 reason the same reason, message, detail and status."""
 from types import SimpleNamespace
 
