@@ -1,13 +1,46 @@
 """The benchmark's floor: the least a write over this stack can cost. One DRF view that looks a bearer token
 up (with the API's own query, so that query's cost is on both sides of the ratio) and INSERTs one message
-row, nothing else: no envelope, no rules, no lock. Mounted only when PARLEY_BENCH_FLOOR is on, so it never
-exists in a real deployment."""
+row, nothing else: no envelope, no rules, no lock. Only bench/urls.py routes it, and only the benchmark's
+own settings (bench/settings.py) load that, so it never exists in a deployment.
+
+It still refuses like the API: it writes, so it needs `write`, and a bad request is a §13 refusal that
+stores nothing, never a 500. The thread is not looked up first (that query would raise the floor): the
+database's foreign key refuses an unknown one."""
+from django.db import IntegrityError
 from django.utils import timezone
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from forum.limits import limit
 from forum.models import Message, Origin, Token
 from forum.selectors import whole_row
+from parley_site.errors import InvalidBody, NotFound, TokenInvalid, TokenRightMissing
+from parley_site.shapes import Ref
+
+THREAD = Ref("th")
+
+
+def floor_token(request):
+    secret = request.headers.get("Authorization", "").partition(" ")[2]
+    token = whole_row(Token, "secret_hash = %s AND revoked_at IS NULL", [Token.hash_secret(secret)])
+    if token is None:
+        raise TokenInvalid()
+    if not token.can_write:
+        raise TokenRightMissing("write")
+    return token
+
+
+def floor_arguments(data):
+    """(thread number, body) of a floor request, or invalid_body naming the culprit."""
+    if not isinstance(data, dict):
+        raise InvalidBody("send a JSON object with thread and body")
+    thread = THREAD.parse(data.get("thread"))
+    if thread is None:
+        raise InvalidBody("thread must be th_<n> or a positive number", field="thread")
+    body = data.get("body")
+    if not isinstance(body, str) or not 1 <= len(body) <= limit("body_max_chars"):
+        raise InvalidBody(f"body must be a string of 1-{limit('body_max_chars')} characters", field="body")
+    return thread, body
 
 
 class FloorView(APIView):
@@ -15,11 +48,12 @@ class FloorView(APIView):
     permission_classes = []
 
     def post(self, request):
-        secret = request.headers.get("Authorization", "").partition(" ")[2]
-        token = whole_row(Token, "secret_hash = %s AND revoked_at IS NULL", [Token.hash_secret(secret)])
-        if token is None:
-            return Response({"error": "token"}, status=401)
-        message = Message.objects.create(
-            thread_id=request.data["thread"], kind="note", body=request.data["body"],
-            author_identity=token.identity, author_kind=Origin.LLM, token=token, created_at=timezone.now())
+        token = floor_token(request)
+        thread, body = floor_arguments(request.data)
+        try:
+            message = Message.objects.create(
+                thread_id=thread, kind="note", body=body, author_identity=token.identity, author_kind=Origin.LLM,
+                token=token, created_at=timezone.now())
+        except IntegrityError:  # the only foreign key a request names is the thread's
+            raise NotFound("thread", f"th_{thread}") from None
         return Response({"id": message.pk}, status=201)

@@ -21,6 +21,8 @@ READS = ("read_thread", "inbox", "inbox_since", "list_threads")
 # How the cost grows: the reads above, the inbox of a caller's pending decisions, and a text search.
 GROWTH = ("read_thread", "inbox", "inbox_since", "inbox_decision", "search")
 WRITES = ("floor", "post", "mcp_post")
+# The production settings with the floor's URL configuration; a deployment never loads either.
+BENCH_SETTINGS = "bench.settings"
 
 
 def arguments():
@@ -61,9 +63,9 @@ def recreate_database(url):
 
 
 def setup_django(database_url):
-    os.environ.update(DJANGO_SETTINGS_MODULE="parley_site.settings", DATABASE_URL=database_url,
+    os.environ.update(DJANGO_SETTINGS_MODULE=BENCH_SETTINGS, DATABASE_URL=database_url,
                       SECRET_KEY=os.environ.get("SECRET_KEY", "benchmark-only-not-a-secret"),
-                      ALLOWED_HOSTS="127.0.0.1,testserver", PARLEY_BENCH_FLOOR="1", LOG_LEVEL="WARNING")
+                      ALLOWED_HOSTS="127.0.0.1,testserver", LOG_LEVEL="WARNING")
     import django
     from django.core.management import call_command
 
@@ -96,12 +98,12 @@ def seed_only(args):
 
 
 def bench_server(args, url):
-    """gunicorn with the production settings and config, request logs on, the floor mounted."""
+    """gunicorn with the production settings and config, request logs on, the floor routed (bench/urls.py)."""
     from bench.server import GunicornServer
 
-    return GunicornServer(url, settings_module="parley_site.settings",
+    return GunicornServer(url, settings_module=BENCH_SETTINGS,
                           workers=args.workers or os.cpu_count() * 2 + 1, threads=args.worker_threads,
-                          ALLOWED_HOSTS="127.0.0.1", PARLEY_BENCH_FLOOR="1", LOG_LEVEL="INFO")
+                          ALLOWED_HOSTS="127.0.0.1", LOG_LEVEL="INFO")
 
 
 def target_for(server, size, operation, secrets):

@@ -1,4 +1,4 @@
-"""Claims of the dialectic profile (PROTOCOL.md §10) and the acts that moved them. Fields, constraints and
+"""Claims of the dialectic profile (Parley v1 §10) and the acts that moved them. Fields, constraints and
 small properties only: the rules live in dialectic/policies.py, the writes in dialectic/services.py."""
 from django.db import models
 

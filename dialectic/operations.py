@@ -1,4 +1,4 @@
-"""`read_claim` and `list_claims` (PROTOCOL.md §12), declared once in the core's operations registry, so
+"""`read_claim` and `list_claims` (Parley v1 §12), declared once in the core's operations registry, so
 REST, MCP and the manifest all take them from there."""
 from dialectic.models import ClaimState
 from dialectic.policies import CERTAINTY

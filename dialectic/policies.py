@@ -1,4 +1,4 @@
-"""Pure rules of the dialectic profile (PROTOCOL.md §10): no I/O, no exceptions but Illegal, only answers.
+"""Pure rules of the dialectic profile (Parley v1 §10): no I/O, no exceptions but Illegal, only answers.
 The services ask these and raise the refusal."""
 from forum.policies import can_moderate
 

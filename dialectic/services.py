@@ -1,4 +1,4 @@
-"""The dialectic profile's writes (PROTOCOL.md §10). They run inside forum.services.message_post, the one
+"""The dialectic profile's writes (Parley v1 §10). They run inside forum.services.message_post, the one
 write path of every envelope: right after the core has locked the thread and found the parent,
 `claim_resolve` locks the claims concerned (thread before claim, claims in ascending order); after the
 core's transition check `claim_prepare` refuses what §13 orders there; once the message is stored, the

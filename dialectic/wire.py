@@ -1,4 +1,4 @@
-"""The claim's JSON (PROTOCOL.md §12) and its strict JSON Schema, shared by REST, MCP and post results."""
+"""The claim's JSON (Parley v1 §12) and its strict JSON Schema, shared by REST, MCP and post results."""
 from django.utils import timezone
 
 from dialectic.fields import PROOF_KINDS
@@ -76,4 +76,4 @@ CLAIM_SCHEMA = strict({
     "supersedes": {"type": "array", "items": CLAIM_REF},
     "superseded_by": {"anyOf": [CLAIM_REF, {"type": "null"}]},
     "created_at": TIME,
-}, description="A claim of the dialectic profile (PROTOCOL.md §10, §12).")
+}, description="A claim of the dialectic profile (Parley v1 §10, §12).")

@@ -1,4 +1,4 @@
-"""How a waiting call learns that something new may be there (PROTOCOL.md §16).
+"""How a waiting call learns that something new may be there (Parley v1 §16).
 
 Every committed write announces itself as a small note (feed.notify). One listener per process hears
 the notes of every process and wakes the local waiters whose filter the note may concern; a woken waiter

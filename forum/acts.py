@@ -1,12 +1,13 @@
-"""The nine speech acts of PROTOCOL.md §5 as data: the envelope's `kind` enum, the manifest's `kinds`
-table and the services all read this one table."""
+"""The nine speech acts of Parley v1 §5 as data: the envelope's `kind` enum, the manifest's `kinds`
+table and the services all read this one table. The manifest's flags are JSON booleans (§2); whatever
+depends on more than the kind (an `ask` opens a thread or follows up) is said in `description`."""
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class Act:
     name: str
-    needs_thread: str
+    needs_thread: bool
     authority: str
     expects_reply: bool
     description: str
@@ -14,25 +15,25 @@ class Act:
 
 
 ACTS = {act.name: act for act in [
-    Act("ask", "no (opens a thread) / yes (follow-up)", "write", True,
-        "Ask a question. Without `thread` it opens a new thread in state open; with `thread` it is a "
-        "follow-up that awaits an answer from the parent's author."),
-    Act("answer", "yes", "write", True,
+    Act("ask", False, "write", True,
+        "Ask a question. Without `thread` it opens a new thread in state open, awaiting an answer from "
+        "anyone but you; with `thread` it is a follow-up that awaits an answer from the parent's author."),
+    Act("answer", True, "write", True,
         "Answer a question. Marks an open thread `answered` (a proposal unless you hold `lock`); "
         "afterwards the thread awaits a decision from its creator.", "answered"),
-    Act("note", "yes", "write", False, "Add a remark. Changes neither the state nor whose turn it is."),
-    Act("decide", "yes", "thread authority", False,
+    Act("note", True, "write", False, "Add a remark. Changes neither the state nor whose turn it is."),
+    Act("decide", True, "thread authority", False,
         "Mark the thread `decided` (from open, answered or decided). Only the creator, a lock holder or "
         "a human may; a model's mark without `lock` is a proposal awaiting confirmation.", "decided"),
-    Act("close", "yes", "thread authority", False,
+    Act("close", True, "thread authority", False,
         "Mark the thread `closed` (from answered or decided; never straight from open). A confirmed "
         "close locks the thread.", "closed"),
-    Act("reopen", "yes", "creator for closed threads; lock or human always", True,
+    Act("reopen", True, "creator for closed threads; lock or human always", True,
         "Reopen a closed thread (creator, lock holder, human) or a side state (lock holder or human "
         "only). The thread then awaits an answer from anyone.", "open"),
-    Act("defer", "yes", "thread authority", False, "Mark the thread `deferred` (a side state).", "deferred"),
-    Act("obsolete", "yes", "thread authority", False, "Mark the thread `obsolete` (a side state).", "obsolete"),
-    Act("reject", "yes", "thread authority", False, "Mark the thread `rejected` (a side state).", "rejected"),
+    Act("defer", True, "thread authority", False, "Mark the thread `deferred` (a side state).", "deferred"),
+    Act("obsolete", True, "thread authority", False, "Mark the thread `obsolete` (a side state).", "obsolete"),
+    Act("reject", True, "thread authority", False, "Mark the thread `rejected` (a side state).", "rejected"),
 ]}
 
 # Replies must not answer the sender's own message (§3); marks act on the thread and are not replies.

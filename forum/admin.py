@@ -1,4 +1,4 @@
-"""The human's console (PROTOCOL.md §7 rule 4, §8): threads with their moderation actions, agent tokens,
+"""The human's console (Parley v1 §7 rule 4, §8): threads with their moderation actions, agent tokens,
 and the state history, which is read, never edited."""
 from django.contrib import admin
 

@@ -1,4 +1,4 @@
-"""The envelope of PROTOCOL.md §4: one shape that validates what agents send and describes itself as the
+"""The envelope of Parley v1 §4: one shape that validates what agents send and describes itself as the
 JSON Schema of `POST /api/v1/messages` and of the MCP tool `post`."""
 from forum.acts import ACTS
 from forum.limits import limit
@@ -29,7 +29,7 @@ def envelope_shape():
     for profile in PROFILES.values():
         fields.update(profile.fields)
     return Obj(fields, required=["kind", "body"], ignored=["id", "author_kind", "created_at"],
-               description="A Parley envelope (PROTOCOL.md §4).")
+               description="A Parley envelope (Parley v1 §4).")
 
 
 def clean_envelope(data):

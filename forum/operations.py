@@ -1,4 +1,4 @@
-"""The operations of PROTOCOL.md §12, each declared once: its input shape (which validates arguments and
+"""The operations of Parley v1 §12, each declared once: its input shape (which validates arguments and
 becomes the OpenAPI/MCP input schema), its output schema, and the function that runs it. REST views and
 MCP tools are generated from or dispatched through this registry, so neither door can add a rule."""
 from dataclasses import dataclass
@@ -10,7 +10,7 @@ from forum.held import Held
 from forum.idempotency import run_idempotent
 from forum.limits import limit
 from forum.listings import events_listing, inbox_listing
-from forum.manifest import manifest
+from forum.manifest import MANIFEST_SCHEMA, manifest
 from forum.models import State
 from forum.profiles import annotate_messages, list_items, operation_arguments
 from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, list_schema,
@@ -165,7 +165,7 @@ register(Operation(
     "get_manifest", "GET /api/v1/manifest",
     "Everything needed to speak Parley: version, speech acts, states, rights, operations, limits, profiles "
     "and the stable refusal reasons. Call this first.",
-    lambda: Obj({}), {"type": "object"}, run_manifest, needs_actor=False))
+    lambda: Obj({}), MANIFEST_SCHEMA, run_manifest, needs_actor=False))
 register(Operation(
     "post", "POST /api/v1/messages",
     "Post an envelope: ask (without thread: open a new thread), answer, note, decide, close, reopen, defer, "

@@ -1,4 +1,4 @@
-"""Pure rules of PROTOCOL.md §3, §5–§9 and §14: no I/O, no exceptions, only answers. The services ask
+"""Pure rules of Parley v1 §3, §5–§9 and §14: no I/O, no exceptions, only answers. The services ask
 these and raise the refusal."""
 from forum.acts import ACTS
 from forum.models import SIDE_STATES, Right, State

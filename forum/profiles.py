@@ -1,4 +1,4 @@
-"""Profiles (PROTOCOL.md §10, §16) plug into the core here, from their AppConfig.ready(): their kinds and
+"""Profiles (Parley v1 §10, §16) plug into the core here, from their AppConfig.ready(): their kinds and
 envelope fields join the one envelope schema, their manifest section joins the manifest, and a posted
 profile kind runs the profile's hook inside the core's transaction. The core never imports a profile."""
 from dataclasses import dataclass, field

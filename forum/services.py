@@ -43,7 +43,7 @@ def message_post(actor, envelope):
 
 
 def _thread_open(actor, envelope):
-    # Private: message_post is the one door, holding the transaction and the `write` check (STYLE.md).
+    # Private: message_post is the one door, holding the transaction and the `write` check.
     now = timezone.now()
     _admit_write(actor, now)
     thread = Thread.objects.create(

@@ -1,4 +1,4 @@
-"""The wire shapes of PROTOCOL.md §12, and their JSON Schemas. REST and MCP render through these
+"""The wire shapes of Parley v1 §12, and their JSON Schemas. REST and MCP render through these
 functions, so both doors answer the same JSON; the schemas feed OpenAPI and the MCP `outputSchema`."""
 
 NULLABLE_STRING = {"type": ["string", "null"]}

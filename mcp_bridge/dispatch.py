@@ -14,7 +14,7 @@ from parley_site.jsonbody import JSONBodyError, parse_json
 
 logger = logging.getLogger("parley.mcp")
 
-# PROTOCOL.md §2: the current revision first; the older ones the official SDKs still negotiate.
+# Parley v1 §2: the current revision first; the older ones the official SDKs still negotiate.
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 LATEST_VERSION = SUPPORTED_VERSIONS[0]
 
@@ -61,7 +61,7 @@ def dispatch(message, authenticate):
         result = handler(message.get("params") or {}, authenticate)
     except ProtocolFault as fault:
         return fault.as_response(request_id)
-    except Exception:  # noqa: BLE001 - a real fault: logged, answered without details (STYLE.md)
+    except Exception:  # noqa: BLE001 - a real fault: logged, answered without details
         logger.exception("MCP %s failed", method)
         return error_response(request_id, INTERNAL_ERROR, "internal error")
     if isinstance(result, Held):  # a tool call held open (§16): answered when its wait ends

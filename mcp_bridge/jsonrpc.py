@@ -1,6 +1,6 @@
 """JSON-RPC 2.0 as MCP uses it: the message checks, the error codes, and the two response shapes.
 
-A fault here is the client's protocol mistake (PROTOCOL.md §13: "-32700, -32600, -32601, -32602"); a
+A fault here is the client's protocol mistake (Parley v1 §13: "-32700, -32600, -32601, -32602"); a
 Parley refusal is never one of these, it is a tool result (see tools.py)."""
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

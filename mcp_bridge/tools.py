@@ -8,7 +8,7 @@ from forum.operations import OPERATIONS, call
 from mcp_bridge.jsonrpc import INVALID_PARAMS, ProtocolFault
 from parley_site.exception_handler import as_parley_error
 
-IDEMPOTENCY_META = "io.parley/idempotency-key"  # PROTOCOL.md §4.1
+IDEMPOTENCY_META = "io.parley/idempotency-key"  # Parley v1 §4.1
 
 
 def tool_definition(operation):

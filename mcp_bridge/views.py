@@ -1,4 +1,4 @@
-"""`POST /mcp`: MCP's Streamable HTTP transport in stateless mode (PROTOCOL.md §2). A plain Django view,
+"""`POST /mcp`: MCP's Streamable HTTP transport in stateless mode (Parley v1 §2). A plain Django view,
 outside DRF and CSRF (its callers are agents with bearer tokens, not browsers with cookies): it applies
 the transport's own rules, then hands the message to the dispatcher."""
 from django.conf import settings

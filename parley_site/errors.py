@@ -1,5 +1,6 @@
-"""Every refusal of PROTOCOL.md §13, one class each. App code raises them; the REST handler and the MCP
-mapper render them. The manifest's `reasons` table is read from these classes, so it cannot drift."""
+"""Every reason of Parley v1 §13, one class each. App code raises them; the REST handler and the MCP
+mapper render them, and so do the error pages for 405 and 500. The manifest's `reasons` table is read from
+these classes, so every reason on the wire is in it (§14.1) and none can drift."""
 
 
 class ParleyError(Exception):
@@ -135,17 +136,36 @@ class LoopGuard(ParleyError):
 
 class Unavailable(ParleyError):
     reason, status = "unavailable", 503
-    when = "the database is unreachable; retry later (Retry-After)"
+    when = ("the database is unreachable or a query ran past the statement timeout, or this deployment cannot "
+            "hold a stream or a wait (detail.fix says what to change); retry later (Retry-After)")
     default_message = "the database is unreachable; retry later"
 
     def headers(self):
         return {"Retry-After": "5"}
 
 
+class MethodNotAllowed(ParleyError):
+    """Not an operation's refusal: the HTTP door's answer to a method its route does not take."""
+
+    reason, status = "method_not_allowed", 405
+    when = "a route answered with a method it does not take (Allow header)"
+
+    def __init__(self, method):
+        super().__init__(f"{method} is not allowed here", method=method)
+
+
+class Internal(ParleyError):
+    """Not a refusal: what an unexpected fault answers once it is logged. It leaks nothing."""
+
+    reason, status = "internal", 500
+    when = "an unexpected fault; nothing was stored"
+    default_message = "internal server error"
+
+
 REFUSALS = [
     InvalidBody, TokenInvalid, TokenRightMissing, ThreadAuthorityMissing, NotFound, SelfReply, ThreadLocked,
     InvalidTransition, NothingToConfirm, SelfAttest, IdempotencyConflict, LimitExceeded, RateLimited,
-    LoopGuard, RequestTooLarge, Unavailable,
+    LoopGuard, RequestTooLarge, Unavailable, MethodNotAllowed, Internal,
 ]
 
 

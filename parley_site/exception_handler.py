@@ -1,4 +1,4 @@
-"""Turns every refusal into PROTOCOL.md §13's body, for DRF views and for plain Django views under /api/."""
+"""Turns every refusal into Parley v1 §13's body, for DRF views and for plain Django views under /api/."""
 import logging
 
 from django.conf import settings
@@ -8,7 +8,8 @@ from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 
-from parley_site.errors import InvalidBody, NotFound, ParleyError, RequestTooLarge, TokenInvalid, Unavailable
+from parley_site.errors import (Internal, InvalidBody, MethodNotAllowed, NotFound, ParleyError, RequestTooLarge,
+                                TokenInvalid, Unavailable)
 from parley_site.statement_timeout import is_timeout
 from forum.limits import limit
 
@@ -41,13 +42,12 @@ def as_parley_error(exc):
 
 
 def method_not_allowed_body(method):
-    return {"error": {"reason": "method_not_allowed", "message": f"{method} is not allowed here",
-                      "detail": {"method": method}}}
+    return MethodNotAllowed(method).as_body()
 
 
 def handle_exception(exc, context):
-    if isinstance(exc, exceptions.MethodNotAllowed):
-        return Response(method_not_allowed_body(context["request"].method), status=405)
+    if isinstance(exc, exceptions.MethodNotAllowed):  # DRF adds the Allow header to every answer
+        exc = MethodNotAllowed(context["request"].method)
     error = as_parley_error(exc)
     if error is None:
         return None
@@ -63,5 +63,4 @@ def json_not_found(request, exception=None):
 
 
 def json_server_error(request):
-    return JsonResponse({"error": {"reason": "internal", "message": "internal server error", "detail": {}}},
-                        status=500)
+    return json_refusal(Internal())

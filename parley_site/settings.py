@@ -38,7 +38,8 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (for the local demo database of "
+                                   "`make run`, run the command with DEBUG=1)")
     SECRET_KEY = "insecure-development-key-set-SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -70,6 +71,7 @@ MIDDLEWARE = [
     "parley_site.health.HealthCheckMiddleware",
     "parley_site.requestlog.RequestLogMiddleware",
     "forum.held.HeldResponseMiddleware",
+    "parley_site.middleware.MachineHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -101,9 +103,12 @@ TEMPLATES = [
     },
 ]
 
+# The demo database of `make run`, used when DATABASE_URL is unset. The demo command (parley_demo) creates
+# a moderator login with a printed password on this file only, never on a database of a deployment.
+PARLEY_DEMO_DATABASE = BASE_DIR / "parley.sqlite3"
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'parley.sqlite3'}",
+        os.environ.get("DATABASE_URL") or f"sqlite:///{PARLEY_DEMO_DATABASE}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
         # A persistent connection that died (database restart, pg_terminate_backend) is replaced at the
         # next request instead of failing it.
@@ -151,10 +156,7 @@ if env_bool("TRUST_X_FORWARDED_PROTO", False):
     # Only behind a proxy that overwrites this header; otherwise a client could claim HTTPS.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# bench/: mounts the benchmark's floor endpoint; only the benchmark's own server sets it.
-PARLEY_BENCH_FLOOR = env_bool("PARLEY_BENCH_FLOOR", False)
-
-# PROTOCOL.md §14: the reference instance's limits. The manifest publishes exactly these values.
+# Parley v1 §14: the reference instance's limits. The manifest publishes exactly these values.
 PARLEY_LIMITS = {
     "body_max_chars": 500,
     "title_max_chars": 120,
@@ -173,7 +175,7 @@ PARLEY_LIMITS = {
 # Django refuses larger bodies itself when a client sends no Content-Length.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PARLEY_LIMITS["request_max_bytes"]
 
-# PROTOCOL.md §16, profile feed: open event streams and waiting calls per token (each counted across
+# Parley v1 §16, profile feed: open event streams and waiting calls per token (each counted across
 # processes) and the interval of the stream's heartbeat comment.
 PARLEY_FEED = {
     "streams_per_token_max": env_int("PARLEY_FEED_STREAMS_PER_TOKEN", 4, 1, 64),

@@ -1,7 +1,7 @@
 """A small declarative schema: each shape validates input and describes itself as JSON Schema.
 
 One definition drives both, so what an agent reads (OpenAPI, MCP `inputSchema`) is what the server
-enforces. Every violation is `invalid_body` with `detail.field` as a dotted path (PROTOCOL.md §4)."""
+enforces. Every violation is `invalid_body` with `detail.field` as a dotted path (Parley v1 §4)."""
 import re
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
@@ -218,7 +218,7 @@ class List(Shape):
 
 class Obj(Shape):
     """A JSON object that refuses unknown fields. `ignored` names fields the server sets itself: a client
-    that sends them is not refused, their values are dropped (PROTOCOL.md §4)."""
+    that sends them is not refused, their values are dropped (Parley v1 §4)."""
 
     def __init__(self, fields, required=(), ignored=(), description=None):
         self.fields, self.required, self.ignored = fields, set(required), set(ignored)

@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
@@ -21,11 +20,6 @@ urlpatterns = [
     path("mcp", mcp_endpoint, name="mcp"),
     re_path(r"^(api|\.well-known)/", not_found),  # JSON, not Django's page, also with DEBUG on
 ]
-
-if settings.PARLEY_BENCH_FLOOR:  # the benchmark's floor (bench/floor.py); never on in a deployment
-    from bench.floor import FloorView
-
-    urlpatterns.insert(0, path("bench/floor", FloorView.as_view()))
 
 handler404 = "parley_site.views.not_found"
 handler500 = "parley_site.views.server_error"

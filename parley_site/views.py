@@ -1,5 +1,6 @@
 """Error pages: JSON under the machine paths (/api/, /mcp, /.well-known/), Django's pages elsewhere."""
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 
 from parley_site.exception_handler import json_not_found, json_server_error
 
@@ -10,6 +11,9 @@ def is_machine_path(request):
     return request.path.startswith(MACHINE_PREFIXES)
 
 
+# Exempt: it changes nothing, and CSRF's check would answer a token-bearing POST to an unknown route with
+# Django's HTML 403 page before this view could say 404 in JSON.
+@csrf_exempt
 def not_found(request, exception=None):
     if is_machine_path(request):
         return json_not_found(request, exception)

@@ -1,4 +1,4 @@
-"""Personas (STYLE.md): alice and bob write, mod holds lock, mallory only reads, a human staff user."""
+"""Personas: alice and bob write, mod holds lock, mallory only reads, a human staff user."""
 
 import pytest
 from rest_framework.test import APIClient

@@ -159,7 +159,7 @@ def test_staff_without_the_moderate_permission_read_but_do_not_act(thread_in, st
 
 
 def test_every_public_forum_service_checks_rights_before_it_writes(mallory, thread_in):
-    """STYLE.md: a public service is a door of its own, so each one checks rights in its own transaction.
+    """A public service is a door of its own, so each one checks rights in its own transaction.
     A helper that does neither (opening a thread) stays private behind message_post."""
     import inspect
 

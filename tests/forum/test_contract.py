@@ -1,12 +1,19 @@
 """Contracts: the OpenAPI document validates, and real answers of every operation match the operation's
 declared output schema (so forum/wire.py and forum/operations.py cannot drift from what is served)."""
+import re
+from pathlib import Path
+
 import pytest
 from django.core.management import call_command
 from jsonschema import Draft202012Validator
 
 from forum.operations import OPERATIONS
 from forum.wire import ERROR_SCHEMA, MESSAGE_NODE_SCHEMA
+from parley_site.errors import ParleyError
 from tests.forum.expect import accepted
+
+PROJECT = Path(__file__).resolve().parents[2]
+SERVER_PACKAGES = ("parley_site", "forum", "dialectic", "mcp_bridge")
 
 
 def conforms(body, schema):
@@ -73,3 +80,22 @@ def test_every_node_of_a_thread_tree_matches_the_message_node_schema(answers):
 def test_a_refusal_matches_the_error_schema(as_bob, db):
     conforms(as_bob.say("note", "", thread="th_1").json(), ERROR_SCHEMA)
     conforms(as_bob.get("/api/v1/threads/th_999").json(), ERROR_SCHEMA)
+
+
+def refusal_classes(cls=ParleyError):
+    return [cls] + [sub for direct in cls.__subclasses__() for sub in refusal_classes(direct)]
+
+
+def test_every_reason_the_server_can_send_is_in_the_manifest(client, db):
+    """§14.1: a reason reaches the wire only as a ParleyError (REST, MCP, the 404/405/500 answers), so every
+    one of them, from every app, is listed with its status."""
+    listed = {(entry["reason"], entry["status"]) for entry in client.get("/api/v1/manifest").json()["reasons"]}
+    assert {(cls.reason, cls.status) for cls in refusal_classes()} <= listed
+
+
+def test_no_module_writes_a_refusal_body_by_hand():
+    """What keeps the test above honest: a body built by hand would bypass the classes the manifest reads."""
+    by_hand = re.compile(r"""["']reason["']\s*:\s*["']""")
+    offenders = [str(path.relative_to(PROJECT)) for package in SERVER_PACKAGES
+                 for path in (PROJECT / package).rglob("*.py") if by_hand.search(path.read_text())]
+    assert offenders == []

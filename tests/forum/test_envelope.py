@@ -47,6 +47,18 @@ def test_server_set_fields_are_ignored_and_replaced(thread, as_bob):
     assert message["author_kind"] == "llm"
 
 
+@pytest.mark.parametrize("sender", [{}, {"from": {}}])
+def test_a_message_without_an_extension_is_the_line_itself_with_extension_null(sender, thread, as_bob):
+    """§3 [D]: stored as the empty extension, sent as `"extension": null` by the write, read_message and
+    read_thread alike."""
+    posted = accepted(as_bob.say("note", "hi", thread=thread, **sender))["message"]
+    assert posted["from"] == {"identity": as_bob.identity, "extension": None}
+    assert as_bob.get(f"/api/v1/messages/{posted['id']}").json()["message"]["from"] == posted["from"]
+    root = as_bob.get(f"/api/v1/threads/{thread}").json()["messages"][0]
+    read = next(reply for reply in root["replies"] if reply["id"] == posted["id"])
+    assert read["from"] == posted["from"]
+
+
 def test_the_body_is_trimmed(thread, as_bob):
     assert accepted(as_bob.say("note", "  \n hello \t ", thread=thread))["message"]["body"] == "hello"
 

@@ -1,10 +1,20 @@
 """§13: refusals under /api/ are always JSON in §13's shape, and the precedence when several apply."""
+import dataclasses
 import json
+import re
 
 import pytest
 from django.db import connection
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
 
+from forum.operations import OPERATIONS
+from parley_site.views import MACHINE_PREFIXES
 from tests.forum.expect import accepted, nothing_stored, refused
+
+# For people, in HTML by design; a wrong path under them is the JSON 404 of any other.
+DOCUMENTATION_PAGES = ("/api/schema/", "/api/docs/", "/api/redoc/")
+MACHINE_PATHS = ["/api/v1/manifest", "/api/v1/threads/th_1", "/mcp", "/.well-known/parley.json", "/api/v1/nowhere"]
 
 
 @pytest.mark.parametrize("path", ["/api/v1/nowhere", "/api/v2/messages", "/api/v1/messages/", "/.well-known/x"])
@@ -19,6 +29,80 @@ def test_a_wrong_method_answers_json_405(method, path, as_bob):
     response = getattr(as_bob.client, method)(path)
     assert response.status_code == 405
     assert response.json()["error"]["reason"] == "method_not_allowed"
+
+
+def test_a_wrong_method_names_itself_and_the_allowed_ones(as_bob):
+    response = as_bob.client.delete("/api/v1/messages")
+    assert refused(response, 405, "method_not_allowed")["detail"] == {"method": "DELETE"}
+    assert "POST" in response["Allow"]
+
+
+def test_an_unexpected_fault_is_json_500_internal_that_leaks_nothing(as_bob, monkeypatch):
+    def fault(actor, args):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setitem(OPERATIONS, "list_threads", dataclasses.replace(OPERATIONS["list_threads"], run=fault))
+    response = as_bob.get("/api/v1/threads")
+    assert refused(response, 500, "internal") == {"reason": "internal", "message": "internal server error",
+                                                  "detail": {}}
+    assert b"secret" not in response.content
+
+
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.parametrize("path", MACHINE_PATHS)
+def test_a_foreign_host_under_a_machine_path_is_400_invalid_body_naming_host(path, debug, as_bob, settings):
+    settings.ALLOWED_HOSTS, settings.DEBUG = ["parley.example"], debug
+    with nothing_stored():
+        response = as_bob.client.get(path, HTTP_HOST="attacker.example")
+        assert refused(response, 400, "invalid_body")["detail"] == {"field": "Host"}
+    assert b"attacker.example" not in response.content
+
+
+def test_an_allowed_host_is_served_as_before(as_bob, settings):
+    settings.ALLOWED_HOSTS = ["parley.example"]
+    assert as_bob.client.get("/api/v1/manifest", HTTP_HOST="parley.example").status_code == 200
+
+
+def test_a_foreign_host_outside_the_machine_paths_keeps_djangos_page(client, settings, db):
+    settings.ALLOWED_HOSTS = ["parley.example"]
+    response = client.get("/admin/", HTTP_HOST="attacker.example")
+    assert response.status_code == 400 and response["Content-Type"].startswith("text/html")
+
+
+def csrf_checking_client(token):
+    """A client that checks CSRF like a real server does (Django's test client skips it by default)."""
+    return Client(enforce_csrf_checks=True, HTTP_AUTHORIZATION=f"Bearer {token.secret}")
+
+
+@pytest.mark.parametrize("path", ["/api/v1/nowhere", "/api/v1/messages/", "/api/v2/messages", "/.well-known/x"])
+def test_a_token_bearing_post_to_an_unknown_route_is_json_404_not_csrfs_page(path, bob):
+    with nothing_stored():
+        refused(csrf_checking_client(bob).post(path, "{}", content_type="application/json"), 404, "not_found")
+
+
+def concrete_paths(patterns, prefix=""):
+    """One request path per route: path converters filled with an id, the catch-all with an unknown route."""
+    for pattern in patterns:
+        route = prefix + str(pattern.pattern).lstrip("^").rstrip("$")
+        if isinstance(pattern, URLResolver):
+            yield from concrete_paths(pattern.url_patterns, route)
+        elif isinstance(pattern, URLPattern):
+            yield "/" + re.sub(r"<[^>]+>", "1", route.replace(r"(api|\.well-known)/", "api/nowhere"))
+
+
+@pytest.mark.parametrize("method", ["GET", "POST", "PUT", "DELETE"])
+def test_every_machine_route_answers_json_whatever_the_method(method, bob):
+    """§14.1: under /api/, /mcp and /.well-known/ every answer is JSON, also to a cookie-less caller whose
+    request CSRF's check would turn away."""
+    client = csrf_checking_client(bob)
+    paths = [path for path in concrete_paths(get_resolver().url_patterns)
+             if path.startswith(MACHINE_PREFIXES) and path not in DOCUMENTATION_PAGES]
+    assert len(paths) >= 15
+    for path in paths:
+        if path.endswith("/stream") and method == "GET":
+            continue  # a stream that opens is not an answer to wait for here (tests/feed)
+        response = client.generic(method, path, "{}", content_type="application/json")
+        assert response["Content-Type"].startswith("application/json"), (method, path, response.status_code)
 
 
 def test_malformed_json_is_refused(as_bob, db):

@@ -18,7 +18,7 @@ REASONS = {  # §13's table
     ("thread_authority_missing", 403), ("not_found", 404), ("self_reply", 409), ("thread_locked", 409),
     ("invalid_transition", 409), ("nothing_to_confirm", 409), ("self_attest", 409),
     ("idempotency_conflict", 409), ("limit_exceeded", 409), ("rate_limited", 429), ("loop_guard", 409),
-    ("limit_exceeded", 413), ("unavailable", 503),
+    ("limit_exceeded", 413), ("unavailable", 503), ("method_not_allowed", 405), ("internal", 500),
 }
 LIMITS = {
     "body_max_chars": 500, "title_max_chars": 120, "max_depth": 32, "thread_max_messages": 1000,
@@ -49,6 +49,13 @@ def test_the_manifest_lists_the_nine_core_kinds_with_their_rules(manifest):
         assert kind["description"]
 
 
+def test_the_kind_flags_are_json_booleans_and_only_ask_needs_no_thread(manifest):
+    """§2: prose belongs in `description`; an agent branches on the flags."""
+    for kind in manifest["kinds"]:
+        assert type(kind["needs_thread"]) is bool and type(kind["expects_reply"]) is bool, kind
+    assert [kind["name"] for kind in manifest["kinds"] if not kind["needs_thread"]] == ["ask"]
+
+
 def test_the_manifest_lists_states_terminal_states_and_rights(manifest):
     assert manifest["states"] == ["open", "answered", "decided", "closed", "deferred", "obsolete", "rejected"]
     assert manifest["terminal_states"] == ["closed", "deferred", "obsolete", "rejected"]
@@ -74,6 +81,11 @@ def test_the_manifest_publishes_the_limits_the_server_enforces(low_limits, clien
 def test_the_manifest_lists_every_reason_of_section_13_with_its_status(manifest):
     assert {(entry["reason"], entry["status"]) for entry in manifest["reasons"]} == REASONS
     assert all(entry["when"] for entry in manifest["reasons"])
+
+
+def test_unavailable_is_described_as_section_13_describes_it(manifest):
+    when = next(entry["when"] for entry in manifest["reasons"] if entry["reason"] == "unavailable")
+    assert "statement timeout" in when and "cannot hold a stream or a wait" in when and "detail.fix" in when
 
 
 def test_the_manifest_is_served_at_the_well_known_path_without_a_token(manifest, client):

@@ -1,8 +1,12 @@
 """§3: tokens, the `parley_token` and `parley_demo` commands."""
+import re
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test import Client
 
 from forum.models import Message, Thread, Token
 from tests.conftest import Agent
@@ -79,3 +83,27 @@ def test_the_demo_command_loads_a_conversation_once_and_prints_a_working_token(d
         assert "curl" in output
         agent = Bearer(f"Bearer {secret}")
         assert accepted(agent.get("/api/v1/threads"), 200)["items"]
+
+
+def printed_login(output):
+    """(login, password) as the demo command prints them."""
+    found = dict(re.findall(r"^\s+(login|password):\s+(\S+)$", output, re.M))
+    return found["login"], found["password"]
+
+
+def test_the_demo_command_prints_a_moderator_login_for_the_console_on_the_demo_database(settings, db):
+    settings.PARLEY_DEMO_DATABASE = connection.settings_dict["NAME"]  # the test database plays the demo one
+    first, second = printed_login(run("parley_demo")), printed_login(run("parley_demo"))
+    assert first[0] == second[0] and first[1] != second[1], "every run prints a fresh password"
+    moderator = get_user_model().objects.get(username=second[0])
+    assert moderator.is_staff and moderator.has_perm("forum.moderate_thread")
+    console = Client()
+    assert not console.login(username=first[0], password=first[1])
+    assert console.login(username=second[0], password=second[1])
+    assert console.get("/admin/").status_code == 200
+
+
+def test_the_demo_command_creates_no_login_outside_the_demo_database(db):
+    output = run("parley_demo")
+    assert not get_user_model().objects.exists()
+    assert "createsuperuser" in output and "password" not in output

@@ -1,4 +1,4 @@
-"""JSON-RPC errors are for protocol faults only (PROTOCOL.md §13): -32700, -32600, -32601, -32602."""
+"""JSON-RPC errors are for protocol faults only (Parley v1 §13): -32700, -32600, -32601, -32602."""
 import pytest
 
 from forum.models import Message

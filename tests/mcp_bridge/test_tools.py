@@ -77,6 +77,14 @@ def test_get_manifest_needs_no_token(mcp):
     assert {"name": "post", "mcp_tool": "post", "http": "POST /api/v1/messages"} in manifest["operations"]
 
 
+def test_get_manifest_answers_its_declared_output_schema_with_boolean_flags(mcp):
+    manifest = mcp(None).call("get_manifest")["structuredContent"]
+    jsonschema.validate(manifest, OPERATIONS["get_manifest"].output)
+    assert {kind["name"]: kind["needs_thread"] for kind in manifest["kinds"]}["ask"] is False
+    assert OPERATIONS["get_manifest"].output["properties"]["kinds"]["items"]["properties"]["needs_thread"][
+        "type"] == "boolean"
+
+
 def test_a_tool_call_without_a_token_is_refused_token_invalid(mcp, db):
     error = refusal(mcp(None).call("post", ASK))
     assert (error["reason"], error["status"]) == ("token_invalid", 401)

@@ -1,4 +1,4 @@
-"""Streamable HTTP in stateless mode (PROTOCOL.md §2): the rules a strict client or gateway relies on."""
+"""Streamable HTTP in stateless mode (Parley v1 §2): the rules a strict client or gateway relies on."""
 import json
 
 import pytest

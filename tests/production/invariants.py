@@ -1,4 +1,4 @@
-"""The invariants a load or fault run must leave behind, checked over the whole database (PROTOCOL.md §9:
+"""The invariants a load or fault run must leave behind, checked over the whole database (Parley v1 §9:
 every write serialised, no lost message, nothing accepted after a confirmed close). Each check returns the
 list of violations, so a failing assertion shows them."""
 from collections import Counter, defaultdict

@@ -1,5 +1,5 @@
 """Property: whatever JSON an agent posts, over REST or MCP, the answer is never a 5xx; a refusal carries a
-stable §13 reason with its documented status, and a refused post stores nothing (PROTOCOL.md §2, §4, §13)."""
+stable §13 reason with its documented status, and a refused post stores nothing (Parley v1 §2, §4, §13)."""
 import pytest
 from hypothesis import HealthCheck, given, settings
 

@@ -1,6 +1,12 @@
-"""Loads a small demo conversation (once) and prints a fresh demo token with a curl example."""
+"""Loads a small demo conversation (once) and prints a fresh demo token with a curl example; on the demo
+database of `make run` (settings.PARLEY_DEMO_DATABASE) also a moderator login for the console."""
+import secrets
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
-from django.db import transaction
+from django.db import connection, transaction
 
 from forum.actors import Actor
 from forum.envelope import clean_envelope
@@ -9,10 +15,27 @@ from forum.services import message_post, state_confirm
 from forum.tokens import token_create
 
 DEMO_HANDLES = ("demo-asker", "demo-answerer", "demo-moderator")
+DEMO_MODERATOR = "moderator"
+
+
+def on_demo_database():
+    return str(connection.settings_dict["NAME"]) == str(settings.PARLEY_DEMO_DATABASE)
+
+
+def demo_moderator():
+    """The console's demo login (staff, forum.moderate_thread) with a new password, returned once: only a
+    hash is stored, so every run sets and prints a fresh one."""
+    user, _ = get_user_model().objects.get_or_create(username=DEMO_MODERATOR)
+    password = secrets.token_urlsafe(12)
+    user.is_staff = user.is_active = True
+    user.set_password(password)
+    user.save()
+    user.user_permissions.add(Permission.objects.get(content_type__app_label="forum", codename="moderate_thread"))
+    return password
 
 
 class Command(BaseCommand):
-    help = "Load a demo conversation and print a ready-to-use demo token."
+    help = "Load a demo conversation and print a ready-to-use demo token (and, on the demo database, a login)."
 
     def add_arguments(self, parser):
         parser.add_argument("--port", default="8000")
@@ -24,6 +47,7 @@ class Command(BaseCommand):
             # A secret is shown only once, so every run hands out a fresh token.
             handle = f"demo-agent-{Token.objects.filter(handle__startswith='demo-agent-').count() + 1}"
             token, secret = token_create(handle, {"read", "write"}, "Demo agent")
+            password = demo_moderator() if on_demo_database() else None
         base = f"http://127.0.0.1:{port}"
         self.stdout.write(f"Demo token for {token.identity} (read, write):\n\n    {secret}\n")
         self.stdout.write("Try:\n")
@@ -33,8 +57,15 @@ class Command(BaseCommand):
                           f"-d '{{\"kind\": \"ask\", \"body\": \"Hello, is anyone there?\"}}' "
                           f"{base}/api/v1/messages\n")
         self.stdout.write(f"API docs: {base}/api/docs/\n")
-        self.stdout.write(f"Moderators' console: {base}/admin/ (create a login with "
-                          "`DEBUG=1 .venv/bin/python manage.py createsuperuser`)\n")
+        self.write_console_login(base, password)
+
+    def write_console_login(self, base, password):
+        if password is None:
+            self.stdout.write(f"Moderators' console: {base}/admin/ (no demo login outside the demo database; "
+                              "create one with `manage.py createsuperuser`)\n")
+            return
+        self.stdout.write(f"Moderators' console: {base}/admin/ (a new password at every start)\n\n"
+                          f"    login:    {DEMO_MODERATOR}\n    password: {password}\n")
 
     def load_conversation(self):
         asker, answerer, moderator = (
@@ -48,7 +79,7 @@ class Command(BaseCommand):
             return message_post(actor, clean_envelope(envelope))[1]
 
         thread = say(asker, kind="ask", body="Which HTTP status does Parley use for a locked thread?")
-        say(answerer, kind="answer", thread=thread.pk, body="409 with reason thread_locked (PROTOCOL.md §13).")
+        say(answerer, kind="answer", thread=thread.pk, body="409 with reason thread_locked (Parley v1 §13).")
         say(asker, kind="decide", thread=thread.pk, body="Settled: 409 thread_locked.")
         state_confirm(moderator, thread.pk)
         say(asker, kind="ask", body="Should agents poll the inbox or wait for events?",

@@ -1,5 +1,5 @@
 """`parley_mcp_stdio`: the MCP dispatcher over stdin/stdout, one JSON-RPC message per line, acting as the
-token in PARLEY_TOKEN, so a desktop MCP client can launch Parley as a local server (PROTOCOL.md §2).
+token in PARLEY_TOKEN, so a desktop MCP client can launch Parley as a local server (Parley v1 §2).
 stdout carries protocol messages only; logs and anything else printed go to stderr.
 
 Messages are answered one after the other, each in a thread; the command itself runs on an event loop, so
