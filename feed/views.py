@@ -54,13 +54,14 @@ def starting_position(request, args, scope):
 
 def open_stream(request):
     """Every check, the first read (subscribed before it, so no write slips between) and a stream slot."""
-    loop = SERVING_LOOP.get()
-    if loop is None:
-        raise cannot_hold("an event stream")
     actor = authenticate(request)
     args = stream_shape().validate({name: request.GET.get(name) for name in request.GET})
     stream = stream_for(actor, args, args.get("limit", 50))
     stream.after = starting_position(request, args, stream.listing.scope)
+    loop = SERVING_LOOP.get()
+    if loop is None:
+        stream.next_items()  # token_right_missing, not_found: the refusals come first, as anywhere
+        raise cannot_hold("an event stream")
     subscription = Subscription(loop, stream.listing.topic)
     try:
         first_items = stream.next_items()  # token_right_missing, not_found

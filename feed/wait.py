@@ -17,21 +17,22 @@ from parley_site.errors import LimitExceeded, Unavailable
 
 
 def cannot_hold(what):
-    return Unavailable(
-        f"this server cannot hold {what}: it serves WSGI, where holding would pin a worker thread",
-        fix="serve the ASGI application parley_site.asgi:application, as `gunicorn -c gunicorn.conf.py` and "
-            "`make run` do")
+    return Unavailable(f"this server cannot hold {what}: it serves WSGI, where holding would pin a worker thread",
+                       fix="serve the ASGI application parley_site.asgi:application, as `gunicorn -c "
+                           "gunicorn.conf.py` and `make run` do")
 
 
 def hold(actor, args, listing, after, limit):
     """The profile's hook (forum.profiles.list_items): the page after `after`, or a Held when the caller
     asked to wait and the page is empty."""
-    seconds = args.get("wait")
+    seconds, loop = args.get("wait"), SERVING_LOOP.get()
     if not seconds:
         return listing.read(actor, after, limit)
-    loop = SERVING_LOOP.get()
-    if loop is None:
-        raise cannot_hold("a waiting call; call without wait")
+    if loop is None:  # every check, and an answer if there is one; only holding is refused
+        items = listing.read(actor, after, limit)
+        if items:
+            return items
+        raise cannot_hold("a waiting call (nothing is new yet; call again without wait, or later)")
     waiting = Waiting(loop, listing.topic)  # before the read: a write committed after it wakes us
     try:
         items = listing.read(actor, after, limit)

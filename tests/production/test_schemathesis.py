@@ -14,6 +14,13 @@ MAX_EXAMPLES = 12
 MEANING_CHECKS = [positive_data_acceptance]
 
 
+def without_holding(case):
+    """A valid wait would hold the call, which a WSGI application refuses (503, §16): the feed's own tests
+    hold calls under ASGI. An invalid one stays, to be refused."""
+    if isinstance(case.query, dict) and str(case.query.get("wait", "")).isdigit() \
+            and 0 < int(case.query["wait"]) <= 30:
+        case.query["wait"] = 0
+    return case
 
 
 def wsgi_application_for_tests():
@@ -46,11 +53,12 @@ STREAM_PATH = "/api/v1/events/stream"
 @settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_every_operation_with_a_valid_token_answers_only_what_the_schema_promises(case, alice):
-    case.call_and_validate(headers={"Authorization": f"Bearer {alice.secret}"}, excluded_checks=MEANING_CHECKS)
+    without_holding(case).call_and_validate(headers={"Authorization": f"Bearer {alice.secret}"},
+                                            excluded_checks=MEANING_CHECKS)
 
 
 @schema.parametrize()
 @settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_every_operation_without_a_token_answers_only_what_the_schema_promises(case, db):
-    case.call_and_validate(excluded_checks=MEANING_CHECKS)
+    without_holding(case).call_and_validate(excluded_checks=MEANING_CHECKS)
