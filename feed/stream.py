@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from django.db.models import Max
 
-from feed.follow import SHARED_READS, Subscription, caller_now
+from feed.follow import SHARED_READS, caller_now
 from feed.profile import feed_setting
 from forum import cursors
 from forum.actors import Actor

@@ -3,7 +3,6 @@ messages, claim events, the manifest section; each read within a fixed number of
 import jsonschema
 import pytest
 
-from dialectic.wire import CLAIM_SCHEMA
 from forum.operations import OPERATIONS
 from tests.dialectic.conftest import HASH_PROOF, URL_PROOF, act, assert_claim
 

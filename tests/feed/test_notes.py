@@ -2,7 +2,6 @@
 import asyncio
 import json
 import threading
-import time
 
 import pytest
 from django.db import connection, transaction

@@ -176,3 +176,19 @@ def test_streams_woken_together_share_one_line_check(alice, bob, mallory):
         await checks.current(actors[0])  # asked later: a check of its own, sent after it was asked for
         assert len(sent) == 2
     run(scenario)
+
+
+def test_a_revoked_token_is_not_served_while_its_stream_catches_up_from_an_old_cursor(as_alice, bob, heartbeat):
+    heartbeat(60)  # the refusal cannot come from a heartbeat
+    for number in range(3):
+        as_alice.ask(f"Asked before the stream opened, {number}")
+    stream = stream_for(Actor.for_token(bob), {}, 1)  # one item per read: catching up takes several
+    first_items = stream.next_items()
+
+    async def scenario():
+        frames = sse_frames(stream, first_items, Subscription(asyncio.get_running_loop(), stream.listing.topic))
+        assert await next_frame(frames) == "retry: 2000\n\n"
+        assert "data: " in await next_frame(frames)
+        await sync_to_async(token_revoke)(bob)
+        await assert_last_frame(frames, "token_invalid")
+    run(scenario)
