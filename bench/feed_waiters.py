@@ -1,11 +1,12 @@
 """How many waiting agents one machine holds while posts keep flowing, and how fast they wake (§16).
 
-Starts the ASGI server (uvicorn, --workers processes) on 127.0.0.1 against a PostgreSQL database of its
-own, opens --waiters waiting agents (each its own token), each following the events of one of --threads
+Starts the production command (`gunicorn -c gunicorn.conf.py`, --workers processes) on 127.0.0.1 against a
+PostgreSQL database of its own, opens --waiters waiting agents (each its own token), each following the events of one of --threads
 threads (so a post wakes about waiters/threads of them) by SSE or by long-poll (`wait=30`), then posts
 re-decisions at --rate per second for --seconds and prints how many waiters stayed connected and the
 wake-up latency: from the event's own time `at` (taken inside the write, before its commit) to the moment
-the waiter has read it. Not a test: it prints figures (docs/performance.md records them).
+the waiter has read it, and what the held waiters cost the workers (threads, memory, database
+connections). Not a test: it prints figures (docs/performance.md records them).
 
     .venv/bin/python bench/feed_waiters.py --waiters 1000 --mode sse
 """
@@ -26,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.cpu import CpuMeter  # noqa: E402
+from bench.cpu import CpuMeter, children  # noqa: E402
 
 
 def options():
@@ -71,22 +72,33 @@ def prepare(args):
 def start_server(args):
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "parley_site.settings", "DATABASE_URL": args.database,
            "SECRET_KEY": "bench-only", "PARLEY_WRITES_PER_MINUTE": "1000000", "LOG_LEVEL": "WARNING",
-           "LOG_FORMAT": "text", "ALLOWED_HOSTS": "127.0.0.1"}
-    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "parley_site.asgi:application", "--host",
-                               "127.0.0.1", "--port", str(args.port), "--workers", str(args.workers),
-                               "--log-level", "warning", "--no-access-log", "--backlog", "4096"],
+           "LOG_FORMAT": "text", "ALLOWED_HOSTS": "127.0.0.1", "GUNICORN_WORKERS": str(args.workers),
+           "GUNICORN_BIND": f"127.0.0.1:{args.port}", "GUNICORN_LOG_LEVEL": "warning"}
+    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "--backlog", "4096"],
                               cwd=ROOT, env=env, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise SystemExit("the server exited at start")
-        try:
-            socket.create_connection(("127.0.0.1", args.port), timeout=1).close()
-            return server
-        except OSError:
-            time.sleep(0.2)
+        if len(children(server.pid)) == args.workers:
+            try:
+                socket.create_connection(("127.0.0.1", args.port), timeout=1).close()
+                return server
+            except OSError:
+                pass
+        time.sleep(0.2)
     server.terminate()
     raise SystemExit("the server did not start")
+
+
+def footprint(server_pid):
+    """(threads, resident MiB) of the server's workers together."""
+    threads = rss_kib = 0
+    for worker in children(server_pid):
+        status = dict(line.split(":", 1) for line in Path(f"/proc/{worker}/status").read_text().splitlines())
+        threads += int(status["Threads"])
+        rss_kib += int(status["VmRSS"].split()[0])
+    return threads, rss_kib / 1024
 
 
 async def http_get(port, path, secret, timeout=40):
@@ -182,6 +194,8 @@ def most_connections(samples):
 async def run(args, server, writer_secret, threads, secrets):
     state = {"connected": 0, "refused": 0, "lost": 0, "lags": []}
     waiter = sse_waiter if args.mode == "sse" else longpoll_waiter
+    await asyncio.sleep(2)  # the workers settle after start
+    empty = footprint(server.pid)
     opening = time.monotonic()
     tasks = []
     for n, secret in enumerate(secrets):  # agents arrive over time, not in one burst
@@ -190,6 +204,8 @@ async def run(args, server, writer_secret, threads, secrets):
     while state["connected"] + state["refused"] + state["lost"] < len(secrets) and time.monotonic() - opening < 180:
         await asyncio.sleep(0.1)
     opened_in = time.monotonic() - opening
+    await asyncio.sleep(1)
+    held = footprint(server.pid)
     meter = CpuMeter(server.pid, args.database)
     idle_cpu, idle_connections = meter.seconds(), []
     sampler = asyncio.create_task(sample_connections(args.database, idle_connections))
@@ -208,6 +224,8 @@ async def run(args, server, writer_secret, threads, secrets):
     sampler.cancel()
     flowing_cpu = (meter.seconds() - flowing_cpu) / (time.monotonic() - started)
     report(args, state, held_at_start, opened_in, statuses)
+    print(f"workers' threads {empty[0]} -> {held[0]}, resident memory {empty[1]:.0f} -> {held[1]:.0f} MiB with "
+          f"{held_at_start} held: {(held[1] - empty[1]) * 1024 / max(held_at_start, 1):.1f} KiB per held waiter")
     print(f"server CPU (workers and their database backends): {idle_cpu:.2f} cores while the waiters idle, "
           f"{flowing_cpu:.2f} cores while posts flow "
           f"(machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
@@ -246,7 +264,7 @@ def main():
         os.killpg(server.pid, signal.SIGTERM)
         try:
             server.wait(10)
-        except subprocess.TimeoutExpired:  # uvicorn waits for open long-polls; the figures are taken
+        except subprocess.TimeoutExpired:  # workers end open waiters only after a while; the figures are taken
             os.killpg(server.pid, signal.SIGKILL)  # the server and its workers, none left behind
             server.wait()
 

@@ -40,6 +40,7 @@ class GunicornServer:
                     "GUNICORN_WORKERS": str(workers), "GUNICORN_THREADS": str(threads), "LOG_FORMAT": "json",
                     **{name: str(value) for name, value in environment.items()}}
         self.process = None
+        self.final_log = None
 
     def __enter__(self):
         # A session of its own, so that the master and its workers can all be ended together.
@@ -73,9 +74,13 @@ class GunicornServer:
             pass
         self.process.wait()
         self.log.close()
+        self.final_log = self.log_text()
         os.unlink(self.log.name)
 
     def log_text(self):
+        """What the server logged so far; after it stopped, all it logged, its shutdown included."""
+        if self.final_log is not None:
+            return self.final_log
         return Path(self.log.name).read_text(errors="replace")
 
     def log_entries(self):

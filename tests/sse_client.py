@@ -96,3 +96,14 @@ class SseStream:
                 return True
             if not self._receive(deadline):
                 return False
+
+    def dropped(self, timeout=5.0):
+        """Whether the server ends the connection (however: a last chunk or a close) within `timeout`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not select.select([self.sock], [], [], deadline - time.monotonic())[0]:
+                return False
+            data = self.sock.recv(65536)
+            if not data or data.endswith(b"0\r\n\r\n"):
+                return True
+        return False

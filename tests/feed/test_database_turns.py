@@ -51,10 +51,12 @@ def while_held(agent, check):
     """check()'s answer, asked in a thread of its own while `agent`'s inbox call waits (on the event loop,
     as under the ASGI server), and the call's response once its wait is over."""
     async def scenario():
+        others = HUB.followers  # what earlier tests may still hold
         call = asyncio.ensure_future(agent.client.client.get("/api/v1/inbox", {"wait": 2},
                                                              headers=agent.client.defaults))
-        while HUB.followers == 0 and not call.done():
+        while HUB.followers == others and not call.done():
             await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)  # subscribed before its first read: let that read end too
         seen = await sync_to_async(check, thread_sensitive=False)()
         return seen, await call
     return async_to_sync(scenario)()

@@ -163,3 +163,17 @@ def test_holders_at_their_caps_and_a_search_flood_starve_no_other_client(gunicor
     assert max(health_seconds, read_seconds, write_seconds) < 5
     assert waits == [200] * len(readers) * CAP
     assert set(searches) == {200}
+
+
+def test_the_production_command_stops_at_once_and_ends_open_streams_after_a_short_grace(gunicorn, bob):
+    server = gunicorn(workers=1, GUNICORN_GRACEFUL_TIMEOUT=6)  # open connections get 2 s at shutdown
+    with server:
+        stream = SseStream(server.port, "/api/v1/events/stream", bearer(bob))
+        assert stream.wait_for_text("retry:", timeout=2)
+        stopping = time.monotonic()
+    stopped = time.monotonic() - stopping
+    ended = stream.dropped(timeout=1)
+    stream.close()
+    assert stopped < 5, "quick shutdown, not gunicorn's kill after its graceful timeout"
+    assert ended
+    assert "SIGKILL" not in server.log_text()
