@@ -37,8 +37,11 @@ def arguments():
     parser.add_argument("--clients", type=int, default=8, help="concurrent client processes")
     parser.add_argument("--seconds", type=float, default=10, help="per operation and round")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of floor, post, mcp_post")
-    parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (default: 2 x CPUs + 1)")
-    parser.add_argument("--worker-threads", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="gunicorn workers (default: gunicorn.conf.py's for --serve asgi, 2 x CPUs + 1 for wsgi)")
+    parser.add_argument("--serve", choices=["asgi", "wsgi"], default="asgi",
+                        help="asgi: the production command as it is; wsgi: the gthread configuration it replaced "
+                             "(5 workers x 4 threads here), for comparison")
     parser.add_argument("--latency-requests", type=int, default=300)
     parser.add_argument("--reuse", action="store_true", help="keep already seeded databases")
     parser.add_argument("--load-only", action="store_true",
@@ -98,11 +101,15 @@ def seed_only(args):
 
 
 def bench_server(args, url):
-    """gunicorn with the production settings and config, request logs on, the floor routed (bench/urls.py)."""
+    """gunicorn with the production settings and config, request logs on, the floor routed (bench/urls.py);
+    with --serve wsgi, the WSGI app on gthread workers, as the production command served it before."""
     from bench.server import GunicornServer
 
-    return GunicornServer(url, settings_module=BENCH_SETTINGS,
-                          workers=args.workers or os.cpu_count() * 2 + 1, threads=args.worker_threads,
+    if args.serve == "wsgi":
+        return GunicornServer(url, settings_module=BENCH_SETTINGS, workers=args.workers or os.cpu_count() * 2 + 1,
+                              threads=4, GUNICORN_APP="parley_site.wsgi:application", GUNICORN_WORKER_CLASS="gthread",
+                              ALLOWED_HOSTS="127.0.0.1", LOG_LEVEL="INFO")
+    return GunicornServer(url, settings_module=BENCH_SETTINGS, workers=args.workers or os.cpu_count(),
                           ALLOWED_HOSTS="127.0.0.1", LOG_LEVEL="INFO")
 
 

@@ -33,6 +33,7 @@ class GunicornServer:
 
     def __init__(self, database, workers=2, threads=4, settings_module="parley_site.settings_test",
                  **environment):
+        # `threads` matters only to a gthread worker class given in `environment`.
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="parley-gunicorn-", suffix=".log", delete=False)
         self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings_module,

@@ -9,11 +9,10 @@ Where no event loop serves the request (a WSGI server), a wait is refused at onc
 naming the fix, never held in a thread."""
 from django.conf import settings
 
-from feed.follow import READS, SHARED_READS, Subscription, caller_now, on_pool
+from feed.follow import READS, SHARED_READS, Subscription, caller_now
 from feed.slots import SLOTS, WAITS, owner_key
 from forum.held import SERVING_LOOP, Held
 from parley_site.errors import LimitExceeded, Unavailable
-
 
 
 def cannot_hold(what):
@@ -60,7 +59,7 @@ class Waiting:
         meets meanwhile: too many waits of its line, or a revoked token or lost right (re-checked before
         every read and before answering, §16)."""
         owner, maximum = owner_key(held.actor), settings.PARLEY_FEED["waits_per_token_max"]
-        slot = await on_pool(SLOTS.acquire, WAITS, owner, maximum)
+        slot = await self.loop.run_in_executor(READS, SLOTS.acquire, WAITS, owner, maximum)
         if slot is None:
             return LimitExceeded("waits_per_token_max", maximum)
         self.slot = (owner, slot)

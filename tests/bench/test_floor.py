@@ -86,7 +86,7 @@ def test_the_benchmarks_own_server_starts_and_its_floor_answers(transactional_db
     from bench.run import bench_server
 
     thread = as_alice.ask()
-    with bench_server(SimpleNamespace(workers=1, worker_threads=2), database_url(connection.settings_dict)) as server:
+    with bench_server(SimpleNamespace(workers=1, serve="asgi"), database_url(connection.settings_dict)) as server:
         agent = HttpAgent(server, bob)
         try:
             status, answer, _ = agent.post({"thread": thread, "body": "floor"}, path=FLOOR)

@@ -2,6 +2,7 @@
 import io
 import json
 import sys
+import time
 
 import pytest
 from django.core.management import call_command
@@ -74,3 +75,15 @@ def test_a_stray_print_goes_to_stderr_not_into_the_protocol_stream(serve, alice,
     answers, logs = serve({"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert answers == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
     assert "debugging output" in logs
+
+
+def test_a_tool_call_that_waits_is_held_on_the_commands_event_loop(serve, alice, bob):
+    def inbox(request_id, **arguments):
+        return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                "params": {"name": "inbox", "arguments": arguments}}
+    (first,), _ = serve(inbox(1), token=bob)
+    cursor = first["result"]["structuredContent"]["cursor"]
+    started = time.monotonic()
+    (waited,), _ = serve(inbox(2, wait=1, since=cursor), token=bob)
+    assert time.monotonic() - started >= 1
+    assert waited["result"]["structuredContent"] == {"items": [], "cursor": cursor}
