@@ -30,11 +30,10 @@ loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # The proxy addresses whose X-Forwarded-* headers are believed.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
-# Under ASGI every request runs its sync part on a thread of its own, which must not keep a connection
-# (parley_site.database_turns bounds how many are open). Only a WSGI worker class, where threads live on,
-# keeps them between requests; Django checks one before reuse (CONN_HEALTH_CHECKS).
-if worker_class in ("sync", "gthread"):
-    os.environ.setdefault("CONN_MAX_AGE", "60")
+# The threads that run requests' sync code live on (parley_site.sync_threads under ASGI, a threaded
+# worker's under WSGI), so each keeps its database connection between requests; Django checks one before
+# reuse (CONN_HEALTH_CHECKS), so a restarted database costs one reconnect, not failed requests.
+os.environ.setdefault("CONN_MAX_AGE", "60")
 
 # The runtime control socket has one default path per user, which several servers on one machine would
 # fight over; it is on only where a path is given.

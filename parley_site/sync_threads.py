@@ -3,16 +3,20 @@ the process shares, instead of on a thread of their own per request.
 
 Django's ASGI handler gives each request a thread of its own for the whole time the request is open. A
 held wait or an open event stream (§16) is open for long, so each would keep an idle thread: a thousand
-listeners, a thousand threads. Here a request borrows a pool thread only while its sync code runs. Django
-keeps nothing on a request's thread that must outlive one such call: under ASGI a connection is closed
-when the view's response is built (parley_site.database_turns), not at the end of the request."""
+listeners, a thousand threads. Here a request borrows a pool thread only while its sync code runs. The
+threads live on, so each may keep its database connection between requests (CONN_MAX_AGE, set by
+gunicorn.conf.py), as a threaded WSGI worker's do: connecting anew for every request cost a read more
+than it spent in the database. A request's connection is tidied in its view's thread
+(parley_site.database_turns), whichever thread its start and end signals run on."""
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext
 
-# Twice the database turns: requests that need no database (the health check, a refusal before any
-# query) still find a thread while the turns are all taken.
-SYNC_THREADS = 16
+from parley_site.database_turns import TURNS
+
+# As many as database turns: every thread may use the database, and keeps at most one connection. The
+# health check runs elsewhere (parley_site.health), so it answers while they are all busy.
+SYNC_THREADS = TURNS
 SYNC_WORK = ThreadPoolExecutor(max_workers=SYNC_THREADS, thread_name_prefix="parley-sync")
 
 

@@ -2,6 +2,7 @@
 `check --deploy`, and the gunicorn configuration read from the environment."""
 import json
 import logging
+import multiprocessing
 import os
 import runpy
 import subprocess
@@ -102,22 +103,29 @@ def test_check_deploy_is_clean_when_configured_as_docs_deploy_md_says(tmp_path):
 
 
 def gunicorn_settings(monkeypatch, **environment):
-    monkeypatch.delenv("CONN_MAX_AGE", raising=False)
+    for name in ("CONN_MAX_AGE", "GUNICORN_APP", "GUNICORN_WORKER_CLASS", "GUNICORN_WORKERS"):
+        monkeypatch.delenv(name, raising=False)
     for name, value in environment.items():
         monkeypatch.setenv(name, value)
     return runpy.run_path(GUNICORN_CONFIG), os.environ.get("CONN_MAX_AGE")
 
 
-def test_the_gunicorn_worker_class_and_app_come_from_the_environment(monkeypatch):
-    config, _ = gunicorn_settings(monkeypatch, GUNICORN_WORKER_CLASS="uvicorn.workers.UvicornWorker",
-                                  GUNICORN_APP="parley_site.asgi:application", GUNICORN_WORKERS="3")
+def test_the_production_command_serves_the_asgi_app_on_uvicorn_workers_one_per_core(monkeypatch):
+    config, _ = gunicorn_settings(monkeypatch)
     assert (config["worker_class"], config["wsgi_app"], config["workers"]) == (
-        "uvicorn.workers.UvicornWorker", "parley_site.asgi:application", 3)
+        "parley_site.workers.UvicornWorker", "parley_site.asgi:application", multiprocessing.cpu_count())
 
 
-def test_threaded_workers_keep_database_connections_and_async_workers_do_not(monkeypatch):
-    assert gunicorn_settings(monkeypatch, GUNICORN_WORKER_CLASS="gthread")[1] == "60"
-    assert gunicorn_settings(monkeypatch, GUNICORN_WORKER_CLASS="uvicorn.workers.UvicornWorker")[1] is None
+def test_the_gunicorn_worker_class_and_app_come_from_the_environment(monkeypatch):
+    config, _ = gunicorn_settings(monkeypatch, GUNICORN_WORKER_CLASS="gthread",
+                                  GUNICORN_APP="parley_site.wsgi:application", GUNICORN_WORKERS="3")
+    assert (config["worker_class"], config["wsgi_app"], config["workers"]) == (
+        "gthread", "parley_site.wsgi:application", 3)
+
+
+@pytest.mark.parametrize("worker_class", ["parley_site.workers.UvicornWorker", "gthread"])
+def test_the_threads_that_run_requests_keep_their_database_connections(monkeypatch, worker_class):
+    assert gunicorn_settings(monkeypatch, GUNICORN_WORKER_CLASS=worker_class)[1] == "60"
 
 
 def test_collected_static_files_are_served_compressed_by_the_app_itself(settings, tmp_path, db):
