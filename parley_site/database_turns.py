@@ -8,8 +8,8 @@ soon as its response is built: before a held call waits (forum.held), which ther
 Under the ASGI application the threads that run views are a pool of their own (parley_site.sync_threads),
 no more of them than turns, so a connection a thread keeps between requests (CONN_MAX_AGE) is bounded too.
 Because the request's start and end signals may run on another thread of that pool than its view, the
-turn itself does what they do for Django: drop an obsolete connection before the view, and check a kept
-one before its first use (CONN_HEALTH_CHECKS)."""
+turn itself does what they do for Django, in the view's thread: at its end it drops an obsolete or broken
+connection, and arms the check of a kept one before its next use (CONN_HEALTH_CHECKS)."""
 import threading
 from contextlib import contextmanager
 
@@ -32,7 +32,6 @@ def database_turn():
     _turns.acquire()
     _held.turn = True
     try:
-        tidy_connection()
         yield
     finally:
         try:
@@ -43,9 +42,14 @@ def database_turn():
 
 
 def tidy_connection():
-    """What Django does at a request's start and end, for this thread's connection. A transaction around
-    the request (a test's) is not ours to end."""
-    if not connection.in_atomic_block:
+    """What Django does at the end of a request, for this thread's connection: close it, or keep it while
+    it is usable and young, and check it again before its next use (CONN_HEALTH_CHECKS). A transaction
+    around the request (a test's) is not ours to end."""
+    if connection.in_atomic_block:
+        return
+    if connection.settings_dict["CONN_MAX_AGE"] == 0:
+        connection.close()
+    else:
         connection.close_if_unusable_or_obsolete()
 
 
