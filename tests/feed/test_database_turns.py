@@ -109,5 +109,6 @@ def test_a_request_gives_its_connection_back_once_its_response_is_built(as_bob):
 @pytest.mark.django_db(transaction=True)
 def test_a_persistent_connection_outlives_the_request(as_bob, monkeypatch):
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)
+    connection.close()  # the fixtures' connection was opened before; the request's opens under the setting
     assert as_bob.get("/api/v1/threads").status_code == 200
     assert connection.connection is not None
