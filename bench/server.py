@@ -90,7 +90,7 @@ class GunicornServer:
 
 
 class HttpAgent:
-    """One agent's keep-alive connection. Answers (status, parsed JSON or None, headers)."""
+    """One agent's keep-alive connection. Answers (status, parsed JSON or None, headers by any case)."""
 
     def __init__(self, server, token, timeout=30):
         self.server, self.timeout = server, timeout
@@ -120,7 +120,7 @@ class HttpAgent:
                 continue
             parsed = json.loads(raw) if raw and response.getheader("Content-Type", "").startswith(
                 "application/json") else None
-            return response.status, parsed, dict(response.getheaders())
+            return response.status, parsed, response.headers  # names match whatever their case
 
     def get(self, path):
         return self.request("GET", path)
