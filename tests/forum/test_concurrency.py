@@ -130,19 +130,24 @@ def wait_until(condition, seconds=10):
 
 
 class Hold(threading.Thread):
-    """Keeps an idempotency row of `identity` uncommitted until released: a keyed write of that identity and
-    key blocks right before its commit, after it has taken its place in every list."""
+    """Runs `inside()` in a transaction of its own, on a thread of its own, and keeps that transaction open
+    until released."""
 
     def __init__(self, identity, key):
         super().__init__()
         self.identity, self.key = identity, key
         self.ready, self.release = threading.Event(), threading.Event()
 
+    def inside(self):
+        """Keeps an idempotency row of `identity` uncommitted: a keyed write of that identity and key blocks
+        right before its commit, after it has taken its place in every list."""
+        IdempotencyRecord.objects.create(identity=self.identity, key=self.key, fingerprint="held", status=0,
+                                         response={}, created_at=timezone.now())
+
     def run(self):
         try:
             with transaction.atomic():
-                IdempotencyRecord.objects.create(identity=self.identity, key=self.key, fingerprint="held", status=0,
-                                                 response={}, created_at=timezone.now())
+                self.inside()
                 self.ready.set()
                 self.release.wait(30)
                 transaction.set_rollback(True)
@@ -233,22 +238,11 @@ def test_eight_identical_keyed_closes_at_once_store_one_message_and_all_get_its_
     assert (stored.count(), IdempotencyRecord.objects.filter(key="close-once").count()) == (1, 1)
 
 
-class KeyHeld(threading.Thread):
-    """Serves `key` for `identity` as a first request would, in a transaction of its own, until released."""
+class KeyHeld(Hold):
+    """Serves `key` for `identity` as a first request would, until released."""
 
-    def __init__(self, identity, key):
-        super().__init__()
-        self.identity, self.key = identity, key
-        self.ready, self.release = threading.Event(), threading.Event()
-
-    def run(self):
-        try:
-            with transaction.atomic():
-                lock_key(self.identity, self.key)
-                self.ready.set()
-                self.release.wait(30)
-        finally:
-            connections.close_all()
+    def inside(self):
+        lock_key(self.identity, self.key)
 
 
 def test_a_retry_waits_for_the_first_request_no_longer_than_a_request_may_run(on_postgresql, make_token,
