@@ -21,11 +21,6 @@ def database_reachable():
     except DatabaseError as problem:
         logger.warning("health check: database unreachable: %s", problem.__class__.__name__)
         return False
-    finally:
-        # Under ASGI the probe runs on a thread no request's end tidies up: a connection kept there would
-        # outlive a database restart, broken.
-        if not connection.in_atomic_block:
-            connection.close()
     return True
 
 
@@ -34,6 +29,15 @@ def healthz(request):
         return JsonResponse({"status": "ok", "checks": {"database": "ok"}})
     return JsonResponse({"status": "unavailable", "checks": {"database": "unreachable"}}, status=503,
                         headers={"Retry-After": "5", "Cache-Control": "no-store"})
+
+
+def healthz_off_requests(request):
+    """healthz() on a thread no request's end tidies up (ASGI: asyncio's own executor), so its connection
+    is closed here: one kept would outlive a database restart, broken."""
+    try:
+        return healthz(request)
+    finally:
+        connection.close()
 
 
 def is_probe(request):
@@ -58,5 +62,5 @@ class HealthCheckMiddleware:
     async def __acall__(self, request):
         if is_probe(request):
             # Not on the requests' shared threads: a probe must answer while they are all busy.
-            return await sync_to_async(healthz, thread_sensitive=False)(request)
+            return await sync_to_async(healthz_off_requests, thread_sensitive=False)(request)
         return await self.get_response(request)
