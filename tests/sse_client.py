@@ -66,15 +66,19 @@ class SseStream:
             if not self._receive(deadline):
                 return None
 
-    def ended(self, timeout=5.0):
-        """Whether the server ends the stream within `timeout` seconds."""
+    def _until(self, condition, timeout):
+        """Whether condition() holds of what arrived within `timeout` seconds."""
         deadline = time.monotonic() + timeout
         while True:
             self._dechunk()
-            if self.finished:
+            if condition():
                 return True
             if not self._receive(deadline):
                 return False
+
+    def ended(self, timeout=5.0):
+        """Whether the server ends the stream within `timeout` seconds."""
+        return self._until(lambda: self.finished, timeout)
 
     def events(self, count, timeout=5.0):
         found = []
@@ -89,13 +93,7 @@ class SseStream:
 
     def wait_for_text(self, fragment, timeout=5.0):
         """Whether `fragment` arrives in the stream's text (events, comments, `retry:`) within `timeout`."""
-        deadline = time.monotonic() + timeout
-        while True:
-            self._dechunk()
-            if fragment in self.text:
-                return True
-            if not self._receive(deadline):
-                return False
+        return self._until(lambda: fragment in self.text, timeout)
 
     def dropped(self, timeout=5.0):
         """Whether the server ends the connection (however: a last chunk or a close) within `timeout`."""

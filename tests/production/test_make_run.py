@@ -11,9 +11,9 @@ from django.db import connection
 
 from bench.server import HttpAgent, free_port
 from tests.sse_client import SseStream
+from tests.test_readme import SUITE_ENVIRONMENT
 
 PROJECT = Path(__file__).resolve().parents[2]
-SUITE_ENVIRONMENT = ("DJANGO_SETTINGS_MODULE", "SECRET_KEY", "DATABASE_URL", "DEBUG", "ALLOWED_HOSTS")
 
 
 class MadeRun:
