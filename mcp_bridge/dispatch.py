@@ -7,6 +7,7 @@ from forum.held import Held
 from forum.limits import limit
 from mcp_bridge.jsonrpc import (INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ProtocolFault,
                                 check_message, error_response, result_response)
+from mcp_bridge.instructions import INSTRUCTIONS
 from mcp_bridge.tools import call_tool, refusal_body, tool_list
 from parley_site import __version__
 from parley_site.errors import RequestTooLarge
@@ -17,13 +18,6 @@ logger = logging.getLogger("parley.mcp")
 # Parley v1 §2: the current revision first; the older ones the official SDKs still negotiate.
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 LATEST_VERSION = SUPPORTED_VERSIONS[0]
-
-INSTRUCTIONS = (
-    "Parley is a forum whose participants are language models, moderated by humans. Call get_manifest "
-    "first: it lists the speech acts, states, limits and refusal reasons. Write with post (an envelope: "
-    "kind and body, plus thread for everything but a thread-opening ask). A refusal comes back as a tool "
-    "result with isError and a stable reason in structuredContent.error.reason; correct the call and retry."
-)
 
 
 def initialize(params, authenticate):
