@@ -15,7 +15,7 @@ from dialectic.policies import CERTAINTY, certainty, is_expired
 from dialectic.selectors import certainty_filter
 from forum import services
 from forum.actors import Actor
-from forum.admin_access import StaffReadOnly
+from console.access import StaffReadOnly
 from forum.envelope import clean_envelope
 from parley_site.errors import InvalidBody, ParleyError
 

@@ -3,7 +3,7 @@ it judges an agent's, so the console cannot accept a proof the API would refuse.
 from django import forms
 
 from dialectic.fields import PROOF_KINDS
-from forum.forms import raw_body
+from console.forms import raw_body
 
 # Where an envelope refusal's detail.field is shown on this form.
 FIELD_OF = {"body": "body", "proof": "proof_kind", "proof[0].kind": "proof_kind", "proof[0].ref": "proof_ref",

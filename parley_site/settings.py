@@ -51,6 +51,7 @@ if not PARLEY_REALM.replace("-", "").replace(".", "").isalnum() or PARLEY_REALM 
     raise ImproperlyConfigured(f"PARLEY_REALM {PARLEY_REALM!r} is not a usable realm name")
 
 INSTALLED_APPS = [
+    "console",  # first: its templates override the admin's own
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -91,7 +92,7 @@ WSGI_APPLICATION = "parley_site.wsgi.application"  # importable, but it cannot h
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

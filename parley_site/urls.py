@@ -16,7 +16,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("admin/", admin.site.urls),
-    path("threads/", include("forum.pages_urls")),  # staff reading pages
+    path("threads/", include("console.urls")),  # staff reading pages
     path("mcp", mcp_endpoint, name="mcp"),
     re_path(r"^(api|\.well-known)/", not_found),  # JSON, not Django's page, also with DEBUG on
 ]

@@ -6,7 +6,7 @@ from django.contrib.messages import get_messages
 
 from dialectic.models import Claim
 from forum.models import StateEvent
-from tests.admin.console import grant, logged_in
+from tests.console.console import grant, logged_in
 from tests.dialectic.conftest import act, assert_claim, footprint
 
 CHANGELIST = "/admin/dialectic/claim/"

@@ -1,7 +1,7 @@
 """The staff reading pages, outside the admin."""
 from django.urls import path
 
-from forum import pages
+from console import pages
 
 urlpatterns = [
     path("", pages.thread_list_page, name="forum_thread_list_page"),

@@ -11,13 +11,13 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from forum.admin_access import StaffReadOnly
-from forum.admin_actions import THREAD_ACTIONS, post_as_human, settle
-from forum.admin_filters import AwaitingFilter, ModerationQueueFilter
+from console.access import StaffReadOnly
+from console.actions import THREAD_ACTIONS, post_as_human, settle
+from console.filters import AwaitingFilter, ModerationQueueFilter
 from forum.filters import ThreadFilter
-from forum.forms import HumanPostForm
+from console.forms import HumanPostForm
 from forum.models import StateEvent
-from forum.pages import thread_history, thread_outline
+from console.pages import thread_history, thread_outline
 
 SETTLE_OPERATIONS = ("confirm", "dismiss")
 
@@ -55,7 +55,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
 
     @admin.display(description="state", ordering="state")
     def state_column(self, thread):
-        return format_html("{}<br>{}", render_to_string("forum/_badge.html", {"thread": thread}), self.mark(thread))
+        return format_html("{}<br>{}", render_to_string("console/_badge.html", {"thread": thread}), self.mark(thread))
 
     @admin.display(description="mark")
     def mark(self, thread):

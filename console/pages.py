@@ -44,7 +44,7 @@ def thread_page(request, ref):
         thread = selectors.thread_get(Actor.for_user(request.user), number)
     except NotFound:
         raise Http404("no such thread") from None
-    return render(request, "forum/thread_page.html", {
+    return render(request, "console/thread_page.html", {
         "thread": thread, "outline": thread_outline(thread), "history": thread_history(thread)})
 
 
@@ -52,4 +52,4 @@ def thread_page(request, ref):
 def thread_list_page(request):
     threads = Thread.objects.order_by("-updated_at", "-id")
     page = Paginator(threads, THREADS_PER_PAGE).get_page(request.GET.get("page"))
-    return render(request, "forum/thread_list_page.html", {"page": page})
+    return render(request, "console/thread_list_page.html", {"page": page})

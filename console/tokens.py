@@ -5,7 +5,7 @@ from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
-from forum.forms import TokenCreateForm, TokenForm
+from console.forms import TokenCreateForm, TokenForm
 from forum.tokens import token_create, token_revoke, token_update
 
 TOKEN_RECORD_FIELDS = ["identity", "handle", "created_at", "last_used_at", "write_count", "revoked_at"]

@@ -2,7 +2,7 @@
 import pytest
 
 from forum.models import Message, StateEvent
-from tests.admin.console import apply_mark, reports, run_action, thread_of
+from tests.console.console import apply_mark, reports, run_action, thread_of
 
 
 def stored(ref):

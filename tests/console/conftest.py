@@ -2,7 +2,7 @@
 staff who may only read, tess keeps the tokens (Django's token permissions)."""
 import pytest
 
-from tests.admin.console import grant, logged_in
+from tests.console.console import grant, logged_in
 
 
 @pytest.fixture

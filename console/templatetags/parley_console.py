@@ -2,7 +2,7 @@
 from django import template
 from django.urls import reverse
 
-from forum.admin_filters import QUEUE_PARAMETER
+from console.filters import QUEUE_PARAMETER
 from forum.models import Thread
 from forum.selectors import in_moderation_queue
 
@@ -17,7 +17,7 @@ def moderation_queue():
             "url": f"{reverse('admin:forum_thread_changelist')}?{QUEUE_PARAMETER}=yes"}
 
 
-@register.inclusion_tag("forum/_author.html")
+@register.inclusion_tag("console/_author.html")
 def author(message):
     """§3: a lock holder shows as `KI · <label>`, a human as `human:<name>`, with the extension."""
     return {"message": message}

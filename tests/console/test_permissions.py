@@ -2,7 +2,7 @@
 import pytest
 
 from forum.models import Message, StateEvent
-from tests.admin.console import CHANGELIST, run_action, thread_of, thread_url
+from tests.console.console import CHANGELIST, run_action, thread_of, thread_url
 
 
 def test_a_staff_user_without_the_permission_reads_the_list_and_the_thread_page(reader_console, proposed_close):

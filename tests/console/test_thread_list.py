@@ -1,7 +1,7 @@
 """The thread list: what needs a moderator at a glance, its filters and search, the queue on the index."""
 import pytest
 
-from tests.admin.console import CHANGELIST, apply_mark, number, reports, thread_of
+from tests.console.console import CHANGELIST, apply_mark, number, reports, thread_of
 
 
 def rows(response):

@@ -1,7 +1,7 @@
 """The staff reading pages outside the admin: the same tree with state badges, read-only."""
 import pytest
 
-from tests.admin.console import number
+from tests.console.console import number
 
 
 def page(ref):

@@ -2,9 +2,9 @@
 and the state history, which is read, never edited."""
 from django.contrib import admin
 
-from forum.admin_access import StaffReadOnly
-from forum.admin_threads import ThreadAdmin
-from forum.admin_tokens import TokenAdmin
+from console.access import StaffReadOnly
+from console.threads import ThreadAdmin
+from console.tokens import TokenAdmin
 from forum.models import StateEvent, Thread, Token
 
 

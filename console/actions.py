@@ -6,7 +6,7 @@ from django.template.response import TemplateResponse
 from forum import services
 from forum.actors import Actor
 from forum.envelope import clean_envelope
-from forum.forms import MarkForm
+from console.forms import MarkForm
 from parley_site.errors import InvalidBody, ParleyError
 
 

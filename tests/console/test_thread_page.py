@@ -2,7 +2,7 @@
 import pytest
 
 from forum.models import Message, StateEvent
-from tests.admin.console import number, reports, thread_of, thread_url
+from tests.console.console import number, reports, thread_of, thread_url
 
 
 @pytest.fixture
