@@ -57,15 +57,15 @@ def prepare(args):
 
     django.setup()
     call_command("migrate", verbosity=0)
-    from forum import services
+    from forum import services, tokens
     from forum.actors import Actor
     from forum.envelope import clean_envelope
-    from forum.tokens import token_create
 
-    writer, writer_secret = token_create("writer", {"read", "write", "lock"})
+    operator = Actor.for_operator("bench")
+    writer, writer_secret = tokens.token_create(operator, "writer", {"read", "write", "lock"})
     threads = [services.message_post(Actor.for_token(writer), clean_envelope({"kind": "ask", "body": f"Thread {n}"}))
                [1].pk for n in range(args.threads)]
-    secrets = [token_create(f"waiter-{n}", {"read"})[1] for n in range(args.waiters)]
+    secrets = [tokens.token_create(operator, f"waiter-{n}", {"read"})[1] for n in range(args.waiters)]
     return writer_secret, threads, secrets
 
 

@@ -12,19 +12,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from forum.limits import limit
-from forum.models import Message, Origin, Token
-from forum.selectors import whole_row
-from parley_site.errors import InvalidBody, NotFound, TokenInvalid, TokenRightMissing
+from forum.models import Message, Origin
+from forum.selectors import token_by_secret
+from parley_site.errors import InvalidBody, NotFound, TokenRightMissing
 from parley_site.shapes import Ref
 
 THREAD = Ref("th")
 
 
 def floor_token(request):
-    secret = request.headers.get("Authorization", "").partition(" ")[2]
-    token = whole_row(Token, "secret_hash = %s AND revoked_at IS NULL", [Token.hash_secret(secret)])
-    if token is None:
-        raise TokenInvalid()
+    token = token_by_secret(request.headers.get("Authorization", "").partition(" ")[2])
     if not token.can_write:
         raise TokenRightMissing("write")
     return token

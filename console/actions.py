@@ -40,7 +40,7 @@ def post_as_human(modeladmin, request, raw_envelope):
         lambda result: f"{result[0].kind} posted as msg_{result[0].pk}; {state_text(result[1])}")
 
 
-def settle(modeladmin, request, operation, thread_id):
+def confirm_or_dismiss(modeladmin, request, operation, thread_id):
     """`confirm` or `dismiss` the thread's pending proposal (§8) as the human, and report it."""
     service = {"confirm": services.state_confirm, "dismiss": services.state_dismiss}[operation]
     actor = Actor.for_user(request.user)
@@ -52,10 +52,10 @@ def selected_ids(queryset):
     return list(queryset.order_by("pk").values_list("pk", flat=True))
 
 
-def settle_action(operation, description):
+def proposal_action(operation, description):
     def action(modeladmin, request, queryset):
         for thread_id in selected_ids(queryset):
-            settle(modeladmin, request, operation, thread_id)
+            confirm_or_dismiss(modeladmin, request, operation, thread_id)
 
     action.__name__ = operation
     return admin.action(description=description, permissions=["moderate"])(action)
@@ -90,8 +90,8 @@ def mark_action(kind, description, default_body):
 
 
 THREAD_ACTIONS = [
-    settle_action("confirm", "Confirm the pending proposal"),
-    settle_action("dismiss", "Dismiss the pending proposal"),
+    proposal_action("confirm", "Confirm the pending proposal"),
+    proposal_action("dismiss", "Dismiss the pending proposal"),
     mark_action("close", "Close", "Closed by the moderator."),
     mark_action("reopen", "Reopen", "Reopened by the moderator."),
     mark_action("decide", "Mark decided", "Decided by the moderator."),

@@ -1,14 +1,14 @@
 """The thread list's filters beyond plain fields: the moderation queue and whose turn it is."""
 from django.contrib import admin
 
-from forum.operations import AWAITING_ACTS
+from forum.models import AwaitingAct
 from forum.selectors import in_moderation_queue
 
 QUEUE_PARAMETER = "pending"
 
 
 class ModerationQueueFilter(admin.SimpleListFilter):
-    """What waits for a moderator: a state that is a proposal (§8), or a full thread not yet settled (§14.1)."""
+    """What waits for a moderator: a state that is a proposal (§8), or a full thread not yet ended (§14.1)."""
 
     title = "moderation queue"
     parameter_name = QUEUE_PARAMETER
@@ -29,11 +29,11 @@ class AwaitingFilter(admin.SimpleListFilter):
     parameter_name = "awaiting"
 
     def lookups(self, request, model_admin):
-        return [(act, act) for act in AWAITING_ACTS] + [("nothing", "nothing")]
+        return [(act, act) for act in AwaitingAct.values] + [("nothing", "nothing")]
 
     def queryset(self, request, queryset):
         if self.value() == "nothing":
             return queryset.filter(awaiting_act__isnull=True)
-        if self.value() in AWAITING_ACTS:
+        if self.value() in AwaitingAct.values:
             return queryset.filter(awaiting_act=self.value())
         return queryset

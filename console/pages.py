@@ -9,7 +9,7 @@ from django.shortcuts import render
 
 from forum import selectors
 from forum.actors import Actor
-from forum.models import StateEvent, Thread
+from forum.models import Thread
 from parley_site.errors import NotFound
 from parley_site.shapes import Ref
 
@@ -30,11 +30,6 @@ def thread_outline(thread):
     return outline
 
 
-def thread_history(thread):
-    """Every state event of the thread, oldest first."""
-    return list(StateEvent.objects.filter(thread=thread).order_by("id"))
-
-
 @staff_member_required
 def thread_page(request, ref):
     number = Ref("th").parse(ref)
@@ -45,7 +40,7 @@ def thread_page(request, ref):
     except NotFound:
         raise Http404("no such thread") from None
     return render(request, "console/thread_page.html", {
-        "thread": thread, "outline": thread_outline(thread), "history": thread_history(thread)})
+        "thread": thread, "outline": thread_outline(thread), "history": selectors.thread_history(thread)})
 
 
 @staff_member_required

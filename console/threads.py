@@ -12,14 +12,14 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from console.access import StaffReadOnly
-from console.actions import THREAD_ACTIONS, post_as_human, settle
+from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human
 from console.filters import AwaitingFilter, ModerationQueueFilter
-from forum.filters import ThreadFilter
 from console.forms import HumanPostForm
-from forum.models import StateEvent
-from console.pages import thread_history, thread_outline
+from console.pages import thread_outline
+from forum.filters import ThreadFilter
+from forum.selectors import pending_proposal, thread_history
 
-SETTLE_OPERATIONS = ("confirm", "dismiss")
+PROPOSAL_OPERATIONS = ("confirm", "dismiss")
 
 
 class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
@@ -40,9 +40,8 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     # --- the list ----------------------------------------------------------------------------------------
     def get_queryset(self, request):
         # Whoever set the current state: on a pending proposal, the proposer (§8).
-        latest_actor = (StateEvent.objects.filter(thread=OuterRef("pk"), claim_number__isnull=True)
-                        .order_by("-id").values("actor")[:1])
-        return super().get_queryset(request).annotate(marked_by=Subquery(latest_actor))
+        marked_by = Subquery(pending_proposal(OuterRef("pk")).values("actor"))
+        return super().get_queryset(request).annotate(marked_by=marked_by)
 
     def get_search_results(self, request, queryset, search_term):
         if not search_term:
@@ -94,7 +93,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         wrap = self.admin_site.admin_view
         return [
             path("<path:object_id>/post/", wrap(require_POST(self.post_view)), name="forum_thread_post"),
-            path("<path:object_id>/settle/", wrap(require_POST(self.settle_view)), name="forum_thread_settle"),
+            path("<path:object_id>/settle/", wrap(require_POST(self.proposal_view)), name="forum_thread_settle"),
         ] + super().get_urls()
 
     def moderated_thread(self, request, object_id):
@@ -118,10 +117,11 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         request.method = "GET"
         return self.change_view(request, object_id, extra_context={"post_form": form})
 
-    def settle_view(self, request, object_id):
+    def proposal_view(self, request, object_id):
+        """Confirm or dismiss the thread's pending proposal from its page."""
         thread = self.moderated_thread(request, object_id)
         operation = request.POST.get("operation")
-        if operation not in SETTLE_OPERATIONS:
+        if operation not in PROPOSAL_OPERATIONS:
             return HttpResponseBadRequest("operation must be confirm or dismiss")
-        settle(self, request, operation, thread.pk)
+        confirm_or_dismiss(self, request, operation, thread.pk)
         return redirect(self.thread_url(thread))

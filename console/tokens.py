@@ -6,6 +6,7 @@ from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
 from console.forms import TokenCreateForm, TokenForm
+from forum.actors import Actor
 from forum.tokens import token_create, token_revoke, token_update
 
 TOKEN_RECORD_FIELDS = ["identity", "handle", "created_at", "last_used_at", "write_count", "revoked_at"]
@@ -13,11 +14,11 @@ TOKEN_RECORD_FIELDS = ["identity", "handle", "created_at", "last_used_at", "writ
 
 @admin.action(description="Revoke the selected tokens", permissions=["change"])
 def revoke(modeladmin, request, queryset):
+    actor = Actor.for_user(request.user)
     for token in queryset.order_by("pk"):
-        if token.revoked_at:
+        if not token_revoke(actor, token.pk):
             modeladmin.message_user(request, f"{token.identity}: already revoked", messages.WARNING)
             continue
-        token_revoke(token)
         modeladmin.message_user(request, f"{token.identity}: revoked; its requests now get token_invalid",
                                 messages.SUCCESS)
 
@@ -55,10 +56,11 @@ class TokenAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         rights, label = set(form.cleaned_data["rights"]), form.cleaned_data["label"]
+        actor = Actor.for_user(request.user)
         if change:
-            token_update(obj, rights, label)
+            token_update(actor, obj.pk, rights, label)
             return
-        token, secret = token_create(form.cleaned_data["handle"], rights, label)
+        token, secret = token_create(actor, form.cleaned_data["handle"], rights, label)
         obj.pk = token.pk
         obj.refresh_from_db()
         # Handed straight to response_add: never in the session, a message cookie or the log.

@@ -156,7 +156,7 @@ class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
             self.message_user(request, f"cl_{envelope['claim']}: refused — {refusal.reason}: {refusal.message}",
                               messages.ERROR)
             return
-        self.message_user(request, f"{claim['id']}: {envelope['kind']} posted; the claim is {claim['state']}",
+        self.message_user(request, f"cl_{claim.pk}: {envelope['kind']} posted; the claim is {claim.state}",
                           messages.SUCCESS)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):

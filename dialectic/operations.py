@@ -1,5 +1,6 @@
 """`read_claim` and `list_claims` (Parley v1 §12), declared once in the core's operations registry, so
-REST, MCP and the manifest all take them from there."""
+REST, MCP and the manifest all take them from there. They are registered when the app is ready
+(register_operations), after the core's own."""
 from dialectic.models import ClaimState
 from dialectic.policies import CERTAINTY
 from dialectic.selectors import claim_get, claim_list
@@ -12,7 +13,7 @@ CLAIM_ARG = {"claim": Ref("cl", description="The claim: cl_<n> or <n>.")}
 
 
 def run_read_claim(actor, args):
-    return 200, {"claim": claim_json(claim_get(actor, args["claim"]))}
+    return {"claim": claim_json(claim_get(actor, args["claim"]))}
 
 
 def run_list_claims(actor, args):
@@ -23,19 +24,30 @@ def run_list_claims(actor, args):
     return list_page("claims", items, after, claim_json, lambda claim: claim.pk)
 
 
+def read_claim_input():
+    return Obj(CLAIM_ARG, required=["claim"])
+
+
+def list_claims_input():
+    return Obj({
+        "thread": Ref("th", description="Only claims of this thread: th_<n> or <n>."),
+        "state": Str(enum=ClaimState.values), "certainty": Str(enum=CERTAINTY),
+        "asserted_by": Str(min_len=1, max_len=160, description="The asserting identity."),
+        **paging_fields()})
+
+
+READ_CLAIM = Operation(
+    "read_claim", "GET /api/v1/claims/{id}",
+    "dialectic: read a claim with its statement, asserting line, state, certainty, expiry, proofs, "
+    "every attestation, the refutation, the verifier, and what it supersedes or is superseded by.",
+    read_claim_input, strict({"claim": CLAIM_SCHEMA}), run_read_claim)
+LIST_CLAIMS = Operation(
+    "list_claims", "GET /api/v1/claims",
+    "dialectic: list claims, oldest first, filtered by thread, state, certainty (an expired claim "
+    "counts as unverified) and asserting identity. Pass the returned cursor back to continue.",
+    list_claims_input, list_schema(CLAIM_SCHEMA), run_list_claims)
+
+
 def register_operations():
-    register(Operation(
-        "read_claim", "GET /api/v1/claims/{id}",
-        "dialectic: read a claim with its statement, asserting line, state, certainty, expiry, proofs, "
-        "every attestation, the refutation, the verifier, and what it supersedes or is superseded by.",
-        lambda: Obj(CLAIM_ARG, required=["claim"]), strict({"claim": CLAIM_SCHEMA}), run_read_claim))
-    register(Operation(
-        "list_claims", "GET /api/v1/claims",
-        "dialectic: list claims, oldest first, filtered by thread, state, certainty (an expired claim "
-        "counts as unverified) and asserting identity. Pass the returned cursor back to continue.",
-        lambda: Obj({
-            "thread": Ref("th", description="Only claims of this thread: th_<n> or <n>."),
-            "state": Str(enum=ClaimState.values), "certainty": Str(enum=CERTAINTY),
-            "asserted_by": Str(min_len=1, max_len=160, description="The asserting identity."),
-            **paging_fields()}),
-        list_schema(CLAIM_SCHEMA), run_list_claims))
+    register(READ_CLAIM)
+    register(LIST_CLAIMS)

@@ -6,7 +6,7 @@ from dialectic.models import FINAL_CLAIM_STATES, ClaimState
 from dialectic.policies import CERTAINTY
 from dialectic.selectors import claims_by_message
 from dialectic.services import claim_prepare, claim_resolve
-from dialectic.wire import claim_summary
+from dialectic.wire import claim_json, claim_summary
 from forum.limits import limit
 from forum.models import Right
 from forum.profiles import Profile
@@ -52,5 +52,6 @@ def annotate(message_dicts):
 
 def dialectic_profile():
     return Profile(name="dialectic", manifest=manifest_section, kinds=tuple(KINDS), fields=envelope_fields(),
-                   clean=clean_fields, resolve=claim_resolve, prepare=claim_prepare, annotate=annotate,
+                   clean=clean_fields, resolve=claim_resolve, prepare=claim_prepare, render=claim_json,
+                   annotate=annotate,
                    rights={"verify": (Right.VERIFY,)})  # §7: the seal needs the right, whatever the thread

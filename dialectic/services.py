@@ -2,11 +2,11 @@
 write path of every envelope: right after the core has locked the thread and found the parent,
 `claim_resolve` locks the claims concerned (thread before claim, claims in ascending order); after the
 core's transition check `claim_prepare` refuses what §13 orders there; once the message is stored, the
-returned `apply` writes the claim, its act and its events in the same transaction."""
+returned `apply` writes the claim, its act and its events in the same transaction, and returns the claim
+(the operations layer renders it, dialectic.wire)."""
 from dialectic.models import Claim, ClaimAct, ClaimState
 from dialectic.policies import UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim
 from dialectic.selectors import access_claim, claims_with_history
-from dialectic.wire import claim_json
 from forum.models import StateEvent
 from parley_site.errors import InvalidBody, InvalidTransition, SelfAttest, ThreadAuthorityMissing
 
@@ -30,7 +30,8 @@ def claim_resolve(actor, thread, envelope):
 
 def claim_prepare(actor, thread, envelope, resolved):
     """The profile's `prepare` hook for `assert`, `attest`, `refute` and `verify` on the locked `thread`,
-    with what claim_resolve found. Checks without writing and returns apply(message) -> the claim's JSON.
+    with what claim_resolve found. Checks without writing and returns apply(message) -> the claim, with its
+    history (dialectic.selectors.claims_with_history).
     (The core has already refused a verify without the `verify` right: the profile's `rights`.) Refuses, in
     §13's order: thread_authority_missing (superseding another line's claim without lock), self_attest
     (attesting or verifying one's own line's claim), invalid_transition (§10's diagram)."""
@@ -56,7 +57,7 @@ def _prepare_assert(actor, thread, envelope, replaced):
         for old in replaced:
             old.superseded_by = claim
             _move(old, ClaimState.SUPERSEDED, actor, message)
-        return _rendered(claim)
+        return _with_history(claim)
     return apply
 
 
@@ -72,7 +73,7 @@ def _prepare_claim_act(actor, envelope, claim):
                                 at=message.created_at)
         if new_state is not UNCHANGED:
             _move(claim, new_state, actor, message)
-        return _rendered(claim)
+        return _with_history(claim)
     return apply
 
 
@@ -104,5 +105,5 @@ def _record_event(claim, from_state, to_state, actor, message):
         at=message.created_at, confirmed_at=message.created_at, confirmed_by=actor.identity)
 
 
-def _rendered(claim):
-    return claim_json(claims_with_history().get(pk=claim.pk))
+def _with_history(claim):
+    return claims_with_history().get(pk=claim.pk)

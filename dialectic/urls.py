@@ -1,8 +1,9 @@
 from django.urls import path
 
-from forum.api.views import operation_view
+from dialectic import operations
+from forum.api.views import ReadView
 
 urlpatterns = [
-    path("claims", operation_view("list_claims", "GET")),
-    path("claims/<str:ref>", operation_view("read_claim", "GET", "claim")),
+    path("claims", ReadView.as_view(operation=operations.LIST_CLAIMS)),
+    path("claims/<str:ref>", ReadView.as_view(operation=operations.READ_CLAIM, path_argument="claim")),
 ]

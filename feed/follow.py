@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from django.db import InterfaceError, OperationalError, connection
 
 from feed.hub import HUB
-from feed.lines import LineChecks
+from feed.caller_checks import CallerChecks
 from feed.topics import concerns
 from forum.policies import has_right
 from parley_site.errors import TokenInvalid, TokenRightMissing
@@ -79,13 +79,13 @@ class SharedReads:
 
 
 SHARED_READS = SharedReads()
-LINE_CHECKS = LineChecks(on_pool)
+CALLER_CHECKS = CallerChecks(on_pool)
 
 
 async def caller_now(actor, needs):
     """(the caller as the database has it now, None) while it may still read what it follows, else
     (None, the refusal a new request would get)."""
-    current = await LINE_CHECKS.current(actor)
+    current = await CALLER_CHECKS.current(actor)
     if current is None:
         return None, TokenInvalid("the token was revoked (or the session ended) while the call was open")
     missing = [right for right in needs if not has_right(current, right)]

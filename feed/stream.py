@@ -17,7 +17,7 @@ from feed.profile import feed_setting
 from forum import cursors
 from forum.actors import Actor
 from forum.listings import Listing, events_listing, inbox_listing
-from forum.models import StateEvent, Thread
+from forum.models import AwaitingAct, StateEvent, Thread
 from parley_site.errors import InvalidBody
 
 RETRY_MILLISECONDS = 2000  # how soon an EventSource reconnects after a dropped connection
@@ -33,7 +33,7 @@ class Stream:
     caught_up: bool = False  # nothing more to read until a note comes
 
     def next_items(self):
-        """The items after `after`. Writes take their places in commit order (forum.sequences), so a stream
+        """The items after `after`. Writes take their cursor positions in commit order (forum.sequences), so a stream
         that passed a position never misses an item committed later."""
         return self.take(self.listing.read(self.actor, self.after, self.page))
 
@@ -53,7 +53,7 @@ def stream_for(actor, args, page):
     if args.get("inbox") in ("1", "true"):
         if "thread" in args:
             raise InvalidBody("the inbox stream has no thread filter; drop thread or inbox", field="thread")
-        listing = inbox_listing(actor.identity, args.get("awaiting", "answer"), args.get("extension", ""))
+        listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""))
         return Stream(actor, listing, page)
     for name in ("awaiting", "extension"):
         if name in args:

@@ -1,5 +1,6 @@
 """Which notes (feed.notify) may concern a follower of a list: a prefilter only. A woken follower re-reads
 through the list's selector, which alone decides what it sees."""
+from forum.policies import inbox_senders
 
 
 def concerns(topic):
@@ -8,6 +9,6 @@ def concerns(topic):
         thread_id = topic[1]
         return lambda note: note["kind"] == "event" and thread_id in (None, note["thread"])
     _, identity, awaiting = topic
-    # Only a thread that now awaits `awaiting` from someone the caller may be can have entered its inbox.
-    return lambda note: (note["kind"] == "thread" and note["act"] == awaiting
-                         and note["from"] in ("anyone", "moderator", identity))
+    # Only a thread that now awaits `awaiting` from a sender of the caller's inbox can have entered it.
+    senders = inbox_senders(identity, awaiting)
+    return lambda note: note["kind"] == "thread" and note["act"] == awaiting and note["from"] in senders

@@ -20,7 +20,8 @@ from forum import cursors
 from forum.actors import Actor
 from forum.envelope import EXTENSION_PATTERN
 from forum.held import SERVING_LOOP
-from forum.operations import AWAITING_ACTS, THREAD_ARG, paging, paging_fields
+from forum.models import AwaitingAct
+from forum.operations import THREAD_ARG, paging, paging_fields
 from parley_site.errors import LimitExceeded, TokenInvalid
 from parley_site.exception_handler import as_parley_error, json_refusal, method_not_allowed_body
 from parley_site.shapes import Obj, Str
@@ -30,7 +31,7 @@ def stream_shape():
     return Obj({
         **THREAD_ARG, **paging_fields(),
         "inbox": Str(enum=["0", "1", "false", "true"], description="1: stream the caller's inbox instead"),
-        "awaiting": Str(enum=AWAITING_ACTS, description="with inbox=1: as inbox's awaiting"),
+        "awaiting": Str(enum=AwaitingAct.values, description="with inbox=1: as inbox's awaiting"),
         "extension": Str(pattern=EXTENSION_PATTERN, description="with inbox=1: the caller's extension"),
     })
 

@@ -1,11 +1,13 @@
-"""Who is acting: an agent's line (its token) or a human moderator. Every door builds one of these and
-hands it to the services; the services never look at requests."""
+"""Who is acting: an agent's line (its token), a human moderator, or the operator running a management
+command. Every door builds one of these and hands it to the services; the services never look at
+requests."""
 from dataclasses import dataclass
 
 from forum.models import Origin, Right
 
 # Staff who hold this permission act as the human; other staff only read (the console and the API alike).
 MODERATE_PERMISSION = "forum.moderate_thread"
+
 
 @dataclass(frozen=True)
 class Actor:
@@ -27,6 +29,13 @@ class Actor:
         rights = frozenset(Right.values) if acts else frozenset({Right.READ})
         return cls(identity=f"human:{user.get_username()}", origin=Origin.USER, rights=rights,
                    label=user.get_username())
+
+    @classmethod
+    def for_operator(cls, command):
+        """Whoever runs `command` on the server (`manage.py`): a human above every right, named in logs as
+        `operator:<command>`. Only the management commands build one."""
+        return cls(identity=f"operator:{command}", origin=Origin.USER, rights=frozenset(Right.values),
+                   label="operator")
 
     @property
     def is_human(self):

@@ -1,6 +1,6 @@
 """The envelope of Parley v1 §4: one shape that validates what agents send and describes itself as the
 JSON Schema of `POST /api/v1/messages` and of the MCP tool `post`."""
-from forum.acts import ACTS
+from forum.acts import ACTS, needs_thread
 from forum.limits import limit
 from forum.profiles import PROFILES, profile_for_kind
 from parley_site.errors import InvalidBody
@@ -48,7 +48,7 @@ def check_envelope(envelope):
             raise InvalidBody(f"unknown field {name} for kind {kind}", field=name)
     if profile is not None and profile.clean:
         profile.clean(envelope)
-    if "thread" not in envelope and kind != "ask":
+    if "thread" not in envelope and needs_thread(kind):
         raise InvalidBody(f"{kind} needs a thread; only ask opens one", field="thread")
     if "parent" in envelope and "thread" not in envelope:
         raise InvalidBody("parent needs a thread", field="parent")

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from forum import selectors
-from forum.models import Right
+from forum.models import AwaitingAct, Right
 from forum.wire import event_json, thread_json
 
 
@@ -33,6 +33,6 @@ def events_listing(thread_id):
 def inbox_listing(identity, awaiting, extension):
     def read(actor, after, limit):
         return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=limit)
-    needs = (Right.READ, Right.LOCK) if awaiting == "confirmation" else (Right.READ,)
+    needs = (Right.READ, Right.LOCK) if awaiting == AwaitingAct.CONFIRMATION else (Right.READ,)
     return Listing("inbox", read, lambda thread: thread.awaiting_seq, thread_json, needs,
                    ("inbox", identity, awaiting), ("inbox", identity, awaiting, extension))

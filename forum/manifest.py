@@ -43,7 +43,8 @@ def manifest(operations):
         "states": list(State.values),
         "terminal_states": [state for state in State.values if state in TERMINAL_STATES],
         "rights": list(Right.values),
-        "operations": [{"name": op.name, "mcp_tool": op.mcp_tool, "http": op.http} for op in operations.values()],
+        # An operation's MCP tool bears its name (§12).
+        "operations": [{"name": op.name, "mcp_tool": op.name, "http": op.http} for op in operations.values()],
         "profiles": {name: profile.manifest() for name, profile in PROFILES.items()},
         "limits": dict(settings.PARLEY_LIMITS),
         "reasons": reasons_table(),

@@ -26,6 +26,20 @@ SIDE_STATES = frozenset({State.DEFERRED, State.OBSOLETE, State.REJECTED})
 TERMINAL_STATES = frozenset({State.CLOSED}) | SIDE_STATES
 
 
+class AwaitingAct(models.TextChoices):
+    """§6: the one open move a thread awaits (`awaiting.act`); null when it awaits nothing."""
+
+    ANSWER = "answer"
+    DECISION = "decision"
+    CLOSE = "close"
+    CONFIRMATION = "confirmation"
+
+
+# §6 `awaiting.from` is an identity, or one of these.
+ANYONE = "anyone"
+MODERATOR = "moderator"
+
+
 class Origin(models.TextChoices):
     USER = "user"
     LLM = "llm"

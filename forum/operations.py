@@ -1,7 +1,9 @@
 """The operations of Parley v1 §12, each declared once: its input shape (which validates arguments and
-becomes the OpenAPI/MCP input schema), its output schema, and the function that runs it. REST views and
-MCP tools are generated from or dispatched through this registry, so neither door can add a rule."""
+becomes the OpenAPI/MCP input schema), its output schema, its success status, and the function that runs
+it. Each is a module-level name (POST, READ_THREAD, ...), which a REST view names directly; MCP finds them
+in OPERATIONS by tool name. Neither door can add a rule: both run `call`."""
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 from forum import cursors, selectors, services
@@ -11,8 +13,8 @@ from forum.idempotency import run_idempotent
 from forum.limits import limit
 from forum.listings import events_listing, inbox_listing
 from forum.manifest import MANIFEST_SCHEMA, manifest
-from forum.models import State
-from forum.profiles import annotate_messages, list_items, operation_arguments
+from forum.models import AwaitingAct, State
+from forum.profiles import annotate_messages, list_items, operation_arguments, render_result
 from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, list_schema,
                         message_json, message_tree, strict, thread_json)
 from parley_site.errors import InvalidBody
@@ -22,18 +24,15 @@ from parley_site.statement_timeout import read_transaction
 
 @dataclass(frozen=True)
 class Operation:
-    name: str
+    name: str  # also its MCP tool's name
     http: str
     description: str
-    input: Callable[[], Obj]
+    input: Callable[[], Obj]  # built per call: profiles and limits are read when apps are ready
     output: dict
-    run: Callable
+    run: Callable  # (actor, validated arguments) -> the answer's body, or a forum.held.Held
     read_only: bool = True
     needs_actor: bool = True
-
-    @property
-    def mcp_tool(self):
-        return self.name
+    status: int = 200  # the HTTP status of an answer
 
 
 OPERATIONS = {}
@@ -44,20 +43,31 @@ def register(operation):
     return operation
 
 
-def call(name, actor, arguments, idempotency_key=None):
-    """Run operation `name` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike.
-    Returns (http status, body), or a forum.held.Held for a list call held open. A keyed write is replayed
-    before its arguments are even read (§13)."""
-    operation = OPERATIONS[name]
+def call(operation, actor, arguments, idempotency_key=None):
+    """Run `operation` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike. Returns
+    (status, body), or a forum.held.Held for a list call held open. A keyed write is replayed before its
+    arguments are even read (§13)."""
     if not operation.read_only:
         if idempotency_key is not None:
-            return run_idempotent(actor, idempotency_key, name, arguments,
-                                  lambda: operation.run(actor, operation.input().validate(arguments)))
-        return operation.run(actor, operation.input().validate(arguments))
+            return run_idempotent(actor, idempotency_key, operation.name, arguments,
+                                  partial(_answer, operation, actor, arguments))
+        return _answer(operation, actor, arguments)
     if not operation.needs_actor:  # the manifest reads no database
-        return operation.run(actor, operation.input().validate(arguments))
+        return _answer(operation, actor, arguments)
     with read_transaction():  # so that the statement timeout bounds a read too
-        return operation.run(actor, operation.input().validate(arguments))
+        return _answer(operation, actor, arguments)
+
+
+def _answer(operation, actor, arguments):
+    result = operation.run(actor, operation.input().validate(arguments))
+    if isinstance(result, Held):
+        return result.then(partial(_with_status, operation.status))
+    return operation.status, result
+
+
+def _with_status(status, outcome):
+    """A held call's outcome: the refusal its caller met meanwhile, or its page with the status."""
+    return outcome if isinstance(outcome, Exception) else (status, outcome)
 
 
 def write_result(message, thread, claim=None):
@@ -69,7 +79,7 @@ def write_result(message, thread, claim=None):
 
 def list_page(scope, items, after, render, position):
     cursor = cursors.encode(scope, position(items[-1]) if items else after)
-    return 200, {"items": [render(item) for item in items], "cursor": cursor}
+    return {"items": [render(item) for item in items], "cursor": cursor}
 
 
 def followed_list(actor, args, listing):
@@ -102,25 +112,26 @@ def paging_fields():
     }
 
 
-# --- the operations -------------------------------------------------------------------------------
+# --- what each operation runs ------------------------------------------------------------------------
 
 def run_post(actor, envelope):
-    message, thread, claim = services.message_post(actor, envelope)
-    return 201, write_result(message, thread, claim)
+    envelope = check_envelope(envelope)
+    message, thread, result = services.message_post(actor, envelope)
+    return write_result(message, thread, render_result(envelope["kind"], result))
 
 
 def run_confirm(actor, args):
-    return 200, write_result(None, services.state_confirm(actor, args["thread"]))
+    return write_result(None, services.state_confirm(actor, args["thread"]))
 
 
 def run_dismiss(actor, args):
-    return 200, write_result(None, services.state_dismiss(actor, args["thread"]))
+    return write_result(None, services.state_dismiss(actor, args["thread"]))
 
 
 def run_read_message(actor, args):
     message = message_json(selectors.access_message(actor, args["message"]))
     annotate_messages([message])
-    return 200, {"message": message}
+    return {"message": message}
 
 
 def run_read_thread(actor, args):
@@ -128,7 +139,7 @@ def run_read_thread(actor, args):
     nodes = []
     tree = message_tree(selectors.thread_messages(thread), collect=nodes)
     annotate_messages(nodes)
-    return 200, {"thread": thread_json(thread), "messages": tree}
+    return {"thread": thread_json(thread), "messages": tree}
 
 
 def run_list_threads(actor, args):
@@ -143,13 +154,49 @@ def run_list_events(actor, args):
 
 
 def run_inbox(actor, args):
-    listing = inbox_listing(actor.identity, args.get("awaiting", "answer"), args.get("extension", ""))
+    listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""))
     return followed_list(actor, args, listing)
 
 
 def run_manifest(actor, args):
-    return 200, manifest(OPERATIONS)
+    return manifest(OPERATIONS)
 
+
+# --- their inputs --------------------------------------------------------------------------------------
+
+THREAD_ARG = {"thread": Ref("th", description="The thread: th_<n> or <n>.")}
+
+
+def no_input():
+    return Obj({})
+
+
+def thread_input():
+    return Obj(THREAD_ARG, required=["thread"])
+
+
+def read_message_input():
+    return Obj({"message": Ref("msg", description="The message: msg_<n> or <n>.")}, required=["message"])
+
+
+def list_threads_input():
+    return Obj({
+        "state": Str(enum=State.values), "awaiting": Str(enum=AwaitingAct.values),
+        "creator": Str(min_len=1, max_len=160), "confirmed": Bool(), "q": Str(min_len=1, max_len=200),
+        **paging_fields()})
+
+
+def list_events_input():
+    return Obj({**THREAD_ARG, **paging_fields(), **operation_arguments("list_events")})
+
+
+def inbox_input():
+    return Obj({"awaiting": Str(enum=AwaitingAct.values),
+                "extension": Str(pattern=EXTENSION_PATTERN, description="Your extension (default: none)."),
+                **paging_fields(), **operation_arguments("inbox")})
+
+
+# --- the operations ----------------------------------------------------------------------------------
 
 WRITE_SCHEMA = {
     "type": "object",
@@ -158,61 +205,49 @@ WRITE_SCHEMA = {
     "required": ["message", "thread"],
     "additionalProperties": False,
 }
-THREAD_ARG = {"thread": Ref("th", description="The thread: th_<n> or <n>.")}
-AWAITING_ACTS = ["answer", "decision", "close", "confirmation"]
 
-register(Operation(
+GET_MANIFEST = register(Operation(
     "get_manifest", "GET /api/v1/manifest",
     "Everything needed to speak Parley: version, speech acts, states, rights, operations, limits, profiles "
     "and the stable refusal reasons. Call this first.",
-    lambda: Obj({}), MANIFEST_SCHEMA, run_manifest, needs_actor=False))
-register(Operation(
+    no_input, MANIFEST_SCHEMA, run_manifest, needs_actor=False))
+POST = register(Operation(
     "post", "POST /api/v1/messages",
     "Post an envelope: ask (without thread: open a new thread), answer, note, decide, close, reopen, defer, "
     "obsolete, reject. The body is 1-500 characters. Rights hang on the token; `from.extension` names the "
     "sub-agent. Marks by a model without `lock` are proposals until a moderator confirms them.",
-    lambda: envelope_shape(), WRITE_SCHEMA, lambda actor, envelope: run_post(actor, check_envelope(envelope)),
-    read_only=False))
-register(Operation(
+    envelope_shape, WRITE_SCHEMA, run_post, read_only=False, status=201))
+READ_MESSAGE = register(Operation(
     "read_message", "GET /api/v1/messages/{id}", "Read one message (without its replies).",
-    lambda: Obj({"message": Ref("msg", description="The message: msg_<n> or <n>.")}, required=["message"]),
-    strict({"message": MESSAGE_SCHEMA}), run_read_message))
-register(Operation(
+    read_message_input, strict({"message": MESSAGE_SCHEMA}), run_read_message))
+READ_THREAD = register(Operation(
     "read_thread", "GET /api/v1/threads/{id}",
     "Read a thread: its state, whose turn it is (awaiting), and all messages nested by parent in creation "
     "order.",
-    lambda: Obj(THREAD_ARG, required=["thread"]),
-    strict({"thread": THREAD_SCHEMA, "messages": {"type": "array", "items": MESSAGE_NODE_SCHEMA}}),
+    thread_input, strict({"thread": THREAD_SCHEMA, "messages": {"type": "array", "items": MESSAGE_NODE_SCHEMA}}),
     run_read_thread))
-register(Operation(
+LIST_THREADS = register(Operation(
     "list_threads", "GET /api/v1/threads",
     "List threads, oldest first, filtered by state, awaiting act, creator identity, confirmed (true/false) "
     "and q (text in titles and bodies). Pass the returned cursor back to continue.",
-    lambda: Obj({
-        "state": Str(enum=State.values), "awaiting": Str(enum=AWAITING_ACTS),
-        "creator": Str(min_len=1, max_len=160), "confirmed": Bool(), "q": Str(min_len=1, max_len=200),
-        **paging_fields()}),
-    list_schema(THREAD_SCHEMA), run_list_threads))
-register(Operation(
+    list_threads_input, list_schema(THREAD_SCHEMA), run_list_threads))
+LIST_EVENTS = register(Operation(
     "list_events", "GET /api/v1/events",
     "List state events (every state change with origin, actor and confirmation), oldest first, for one "
     "thread or all. Pass the returned cursor back to get only what is new; with wait, the call holds until "
     "something new is there.",
-    lambda: Obj({**THREAD_ARG, **paging_fields(), **operation_arguments("list_events")}), list_schema(EVENT_SCHEMA), run_list_events))
-register(Operation(
+    list_events_input, list_schema(EVENT_SCHEMA), run_list_events))
+INBOX = register(Operation(
     "inbox", "GET /api/v1/inbox",
     "Threads awaiting you, in the order they started awaiting: awaiting=answer (default: questions you may "
     "answer), decision or close (threads awaiting your decision or close), confirmation (the moderation "
     "queue; needs lock). Questions asked by your own extension stay hidden.",
-    lambda: Obj({"awaiting": Str(enum=AWAITING_ACTS),
-                 "extension": Str(pattern=EXTENSION_PATTERN, description="Your extension (default: none)."),
-                 **paging_fields(), **operation_arguments("inbox")}),
-    list_schema(THREAD_SCHEMA), run_inbox))
-register(Operation(
+    inbox_input, list_schema(THREAD_SCHEMA), run_inbox))
+CONFIRM = register(Operation(
     "confirm", "POST /api/v1/threads/{id}/confirm",
     "Confirm the pending proposal on a thread (needs lock). A confirmed close or side state locks it.",
-    lambda: Obj(THREAD_ARG, required=["thread"]), WRITE_SCHEMA, run_confirm, read_only=False))
-register(Operation(
+    thread_input, WRITE_SCHEMA, run_confirm, read_only=False))
+DISMISS = register(Operation(
     "dismiss", "POST /api/v1/threads/{id}/dismiss",
     "Dismiss the pending proposal on a thread (needs lock): it returns to its last confirmed state.",
-    lambda: Obj(THREAD_ARG, required=["thread"]), WRITE_SCHEMA, run_dismiss, read_only=False))
+    thread_input, WRITE_SCHEMA, run_dismiss, read_only=False))

@@ -1,11 +1,12 @@
-"""Pure rules of Parley v1 §3, §5–§9 and §14: no I/O, no exceptions, only answers. The services ask
-these and raise the refusal."""
-from forum.acts import ACTS
-from forum.models import SIDE_STATES, Right, State
+"""Pure rules of Parley v1 §3, §5–§9, §11 and §14: no I/O, only answers. The one exception raised here is
+Illegal, the §5 table's ✗, which the services turn into the refusal."""
+from forum.acts import ACTS, MARKS_TAKEN_WHEN_FULL
+from forum.models import ANYONE, MODERATOR, SIDE_STATES, AwaitingAct, Right, State
 
-POSTED = None  # the act is stored, the state stays (§5 "posted")
-# §14.1: the marks a full thread still takes, when they bind at once (reopen is not one of them).
-SETTLING_MARKS = frozenset({"decide", "close", "defer", "obsolete", "reject"})
+# What next_state() answers when the act is stored and the state stays (§5 "posted").
+STATE_UNCHANGED = None
+# What awaiting_after_message() answers when the message leaves `awaiting` as it was (§6).
+AWAITING_UNCHANGED = None
 
 
 class Illegal(Exception):
@@ -13,7 +14,8 @@ class Illegal(Exception):
 
 
 def has_right(actor, right):
-    """Rights hang on the line (§3); a moderating human holds them all (forum.actors.Actor.for_user)."""
+    """Rights hang on the line, the token's identity (§3); a moderating human holds them all
+    (forum.actors.Actor.for_user)."""
     return right in actor.rights
 
 
@@ -53,23 +55,23 @@ def marks_are_confirmed(actor):
 
 def is_full(message_count, cap):
     """§14.1: a thread holding `cap` (thread_max_messages) messages awaits nothing and takes only the
-    marks that settle it."""
+    marks that end it."""
     return message_count >= cap
 
 
 def may_post_to_full_thread(actor, kind):
     """§14.1: past the cap only confirmed marks pass (the human's or a lock holder's decide, close, defer,
-    obsolete, reject), so a full thread can still be settled; nothing reopens it."""
-    return kind in SETTLING_MARKS and marks_are_confirmed(actor)
+    obsolete, reject), so a full thread can still be ended; nothing reopens it."""
+    return kind in MARKS_TAKEN_WHEN_FULL and marks_are_confirmed(actor)
 
 
 def next_state(kind, state):
-    """The §5 transition table for a thread that is not locked. Returns the new state, POSTED, or raises
-    Illegal. A mark equal to a pending proposal is Illegal ("use confirm"); `decide` re-decides."""
-    if kind in ("ask", "note") or kind not in ACTS:
-        return POSTED
+    """The §5 transition table for a thread that is not locked. Returns the new state, STATE_UNCHANGED, or
+    raises Illegal. A mark equal to a pending proposal is Illegal ("use confirm"); `decide` re-decides."""
+    if kind not in ACTS or ACTS[kind].mark is None:  # ask, note, and a profile's kinds
+        return STATE_UNCHANGED
     if kind == "answer":
-        return State.ANSWERED if state == State.OPEN else POSTED
+        return State.ANSWERED if state == State.OPEN else STATE_UNCHANGED
     if kind == "decide":
         if state in (State.OPEN, State.ANSWERED, State.DECIDED):
             return State.DECIDED
@@ -98,36 +100,47 @@ def awaiting(act, who=None, since=None):
 def awaiting_for_confirmed(thread):
     """§6: what a confirmed state implies."""
     if thread.state == State.OPEN:
-        return "answer", "anyone"
+        return AwaitingAct.ANSWER, ANYONE
     if thread.state == State.ANSWERED:
-        return "decision", thread.creator_identity
+        return AwaitingAct.DECISION, thread.creator_identity
     if thread.state == State.DECIDED:
-        return "close", thread.creator_identity
+        return AwaitingAct.CLOSE, thread.creator_identity
     return None, None
 
 
 def awaiting_after_message(kind, thread, new_state, confirmed, parent_author):
-    """§6 for a stored message: (act, from) to set, or POSTED when `awaiting` stays as it is.
-    `thread` still holds the state before the message."""
+    """§6 for a stored message: (act, from) to set, or AWAITING_UNCHANGED when `awaiting` stays as it is
+    ((None, None) sets "awaits nothing"). `thread` still holds the state before the message."""
     pending_mark = thread.is_pending and thread.state in (State.DECIDED, State.CLOSED, *SIDE_STATES)
-    if new_state is not POSTED:
+    if new_state is not STATE_UNCHANGED:
         if kind == "reopen":
-            return "answer", "anyone"
+            return AwaitingAct.ANSWER, ANYONE
         if kind == "answer":
-            return "decision", thread.creator_identity
+            return AwaitingAct.DECISION, thread.creator_identity
         if not confirmed:
-            return "confirmation", "moderator"
+            return AwaitingAct.CONFIRMATION, MODERATOR
         if new_state == State.DECIDED:
-            return "close", thread.creator_identity
+            return AwaitingAct.CLOSE, thread.creator_identity
         return None, None
     # §14.1: while a mark awaits confirmation, replies leave `awaiting` alone.
     if kind == "note" or pending_mark or kind not in ACTS:
-        return POSTED
+        return AWAITING_UNCHANGED
     if kind == "ask":
-        return "answer", parent_author
+        return AwaitingAct.ANSWER, parent_author
     if kind == "answer":
-        return "decision", thread.creator_identity
-    return POSTED
+        return AwaitingAct.DECISION, thread.creator_identity
+    return AWAITING_UNCHANGED
+
+
+def inbox_senders(identity, act):
+    """§11: the `awaiting.from` values that put a thread awaiting `act` in the inbox of `identity`: the
+    one rule of who sees an inbox entry, read by the inbox selector and by the feed's wake-up filter. (A
+    question asked by the caller's own (identity, extension) stays hidden besides: forum.selectors.inbox.)"""
+    if act == AwaitingAct.ANSWER:
+        return (ANYONE, identity)
+    if act == AwaitingAct.CONFIRMATION:
+        return (MODERATOR,)  # the moderation queue, for lock holders (the selector checks the right)
+    return (identity,)
 
 
 def loop_key(identity, extension):

@@ -1,6 +1,11 @@
 """Profiles (Parley v1 §10, §16) plug into the core here, from their AppConfig.ready(): their kinds and
 envelope fields join the one envelope schema, their manifest section joins the manifest, and a posted
-profile kind runs the profile's hook inside the core's transaction. The core never imports a profile."""
+profile kind runs the profile's hook inside the core's transaction.
+
+The core imports no profile's module. It does know their shapes where the wire or the database must hold a
+place for them: the optional `claim` of a write's answer and of a message (forum.wire, forum.operations),
+a state event's `claim_number` (forum.models), and the held call (forum.held) that a profile's `hold`
+returns."""
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -23,8 +28,10 @@ class Profile:
     resolve: Callable | None = None
     # prepare(actor, thread, envelope, resolved) runs the profile's remaining checks right after the core's
     # transition check (§13: before limits, loop guard and rate limit) and returns apply(message) ->
-    # dict | None, which runs once the message is stored (its result is the write's "claim").
+    # the profile's object | None, which runs once the message is stored.
     prepare: Callable | None = None
+    # render(object) -> the wire JSON of what apply returned: the write's answer carries it as "claim".
+    render: Callable | None = None
     # annotate(message_dicts) adds the profile's view to rendered messages in place (for dialectic: the
     # current state of the claim a message asserted).
     annotate: Callable | None = None
@@ -65,6 +72,12 @@ def list_items(actor, args, listing, after, limit):
         if profile.hold is not None:
             return profile.hold(actor, args, listing, after, limit)
     return listing.read(actor, after, limit)
+
+
+def render_result(kind, result):
+    """The wire JSON of what a profile kind's write returned, or None."""
+    profile = profile_for_kind(kind)
+    return profile.render(result) if result is not None and profile.render else None
 
 
 def annotate_messages(message_dicts):

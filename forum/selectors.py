@@ -1,40 +1,65 @@
-"""Reads, and the access checks every service goes through (access_thread, access_message)."""
+"""Every read, and the access checks every service goes through (access_thread, access_message). A selector
+never writes."""
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Q
-from django.utils import timezone
 
 from forum import limits
 from forum.actors import Actor
 from forum.filters import ThreadFilter
-from forum.models import TERMINAL_STATES, Message, Right, StateEvent, Thread, Token
-from forum.policies import has_right
+from forum.models import TERMINAL_STATES, AwaitingAct, Message, Right, StateEvent, Thread, Token
+from forum.policies import has_right, inbox_senders
 from parley_site.errors import NotFound, TokenInvalid, TokenRightMissing
 
-LAST_USED_PRECISION = 60  # seconds; spares a write on every read
+# The columns an actor is built from: what a re-check of a token reads (current_actors).
+ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify")
 
 
-def token_authenticate(secret):
-    """The actor behind a bearer token, or `token_invalid` (§3)."""
-    if not secret:
-        raise TokenInvalid()
-    token = whole_row(Token, "secret_hash = %s AND revoked_at IS NULL", [Token.hash_secret(secret)])
-    if token is None:
-        raise TokenInvalid()
-    now = timezone.now()
-    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > LAST_USED_PRECISION:
-        Token.objects.filter(pk=token.pk).update(last_used_at=now)
-        token.last_used_at = now
-    return Actor.for_token(token)
-
-
-def whole_row(model, condition, params, *, lock=False):
-    """The one row of `model` that a hand-written SQL condition picks, or None; lock=True: FOR UPDATE.
+def _one_row(model, *, lock=False, null=(), **equal):
+    """The one row of `model` whose fields equal `equal` and whose `null` fields are NULL, or None;
+    lock=True: FOR UPDATE. Column names come from the model and values travel as parameters.
 
     For the reads that every request or write makes (a token by its secret, a thread by its id): building
     such a query costs the ORM more CPU than the database spends running it (docs/performance.md)."""
+    quote, field = connection.ops.quote_name, model._meta.get_field
+    conditions = [f"{quote(field(name).column)} = %s" for name in equal]
+    conditions += [f"{quote(field(name).column)} IS NULL" for name in null]
     lock_clause = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
-    rows = model.objects.raw(f"SELECT * FROM {model._meta.db_table} WHERE {condition}{lock_clause}", params)
-    return next(iter(rows), None)
+    sql = f"SELECT * FROM {quote(model._meta.db_table)} WHERE {' AND '.join(conditions)}{lock_clause}"
+    return next(iter(model.objects.raw(sql, list(equal.values()))), None)
+
+
+def token_by_secret(secret):
+    """The unrevoked token a bearer secret names, or `token_invalid` (§3)."""
+    token = _one_row(Token, secret_hash=Token.hash_secret(secret), null=["revoked_at"]) if secret else None
+    if token is None:
+        raise TokenInvalid()
+    return token
+
+
+def actor_key(actor):
+    """What the database knows a caller by: its token, or for a human its username."""
+    if actor.token is not None:
+        return ("token", actor.token.pk)
+    return ("human", actor.label)
+
+
+def current_actors(keys):
+    """actor_key -> the caller as the database has it now, or None when it may no longer read at all (a
+    revoked token; a user no longer active staff, whom authentication would refuse). One query for all the
+    tokens, and one for the humans (rare: a moderator's browser)."""
+    token_ids = [ref for kind, ref in keys if kind == "token"]
+    usernames = [ref for kind, ref in keys if kind == "human"]
+    found = {}
+    if token_ids:
+        tokens = Token.objects.filter(pk__in=token_ids, revoked_at__isnull=True).only(*ACTOR_FIELDS)
+        found.update((("token", token.pk), Actor.for_token(token)) for token in tokens)
+    if usernames:
+        user_model = get_user_model()
+        users = user_model.objects.filter(**{f"{user_model.USERNAME_FIELD}__in": usernames},
+                                          is_active=True, is_staff=True)
+        found.update((("human", user.get_username()), Actor.for_user(user)) for user in users)
+    return {key: found.get(key) for key in keys}
 
 
 def require_right(actor, right):
@@ -45,7 +70,7 @@ def require_right(actor, right):
 def access_thread(actor, thread_id, *, lock=False):
     """The thread, or `not_found`. With lock=True the row stays locked until the transaction ends, which
     serialises every write to one thread (§9)."""
-    thread = whole_row(Thread, "id = %s", [thread_id], lock=lock)
+    thread = _one_row(Thread, lock=lock, id=thread_id)
     if thread is None:
         raise NotFound("thread", f"th_{thread_id}")
     return thread
@@ -67,6 +92,11 @@ def thread_get(actor, thread_id):
 def thread_messages(thread):
     """All messages of a thread in creation order: one query whatever the thread's size."""
     return list(Message.objects.filter(thread=thread).order_by("id"))
+
+
+def thread_history(thread):
+    """Every state event of the thread (its own and its claims'), oldest first."""
+    return list(StateEvent.objects.filter(thread=thread).order_by("id"))
 
 
 def page(queryset, key, after, limit):
@@ -92,27 +122,35 @@ def inbox(actor, *, awaiting, extension, after, limit):
     """§11: threads awaiting the caller, in the order they started awaiting. A question asked by the
     caller's own (identity, extension) stays hidden."""
     require_right(actor, Right.READ)
-    queryset = Thread.objects.filter(awaiting_act=awaiting)
-    if awaiting == "confirmation":
+    if awaiting == AwaitingAct.CONFIRMATION:
         require_right(actor, Right.LOCK)
-    elif awaiting == "answer":
-        queryset = queryset.filter(Q(awaiting_from="anyone") | Q(awaiting_from=actor.identity)).exclude(
-            awaiting_by_identity=actor.identity, awaiting_by_extension=extension)
-    else:
-        queryset = queryset.filter(awaiting_from=actor.identity)
+    queryset = Thread.objects.filter(awaiting_act=awaiting, awaiting_from__in=inbox_senders(actor.identity, awaiting))
+    if awaiting == AwaitingAct.ANSWER:
+        queryset = queryset.exclude(awaiting_by_identity=actor.identity, awaiting_by_extension=extension)
     return page(queryset, "awaiting_seq", after, limit)
 
 
 def in_moderation_queue():
     """The console's moderation queue, as a condition on threads: proposals awaiting confirmation (§8), and
-    full threads until a confirmed close or side state settles them: they await nothing, so they sit in no
-    inbox, and only a moderator can still settle them (§14.1)."""
+    full threads until a confirmed close or side state ends them: they await nothing, so they sit in no
+    inbox, and only a moderator can still end them (§14.1)."""
     full = Q(message_count__gte=limits.limit("thread_max_messages")) & ~Q(state__in=TERMINAL_STATES)
     return Q(state_confirmed_at__isnull=True) | full
 
 
+def state_events(thread):
+    """The events of the thread's own state (not its claims'), newest first. `thread` may be an OuterRef,
+    for a subquery per thread."""
+    return StateEvent.objects.filter(thread=thread, claim_number__isnull=True).order_by("-id")
+
+
+def pending_proposal(thread):
+    """The newest event of the thread's state, as a one-row queryset: on a pending thread, the proposal
+    that confirm stamps and whose proposer the console shows (§8)."""
+    return state_events(thread)[:1]
+
+
 def restorable_event(thread):
     """The mark that set the thread's last confirmed state, which `dismiss` returns to (§8)."""
-    return (StateEvent.objects.filter(thread=thread, claim_number__isnull=True, confirmed_at__isnull=False)
-            .exclude(label__in=["confirm", "dismiss"]).order_by("-id").first())
-
+    return (state_events(thread).filter(confirmed_at__isnull=False).exclude(label__in=["confirm", "dismiss"])
+            .first())

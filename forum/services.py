@@ -1,5 +1,6 @@
-"""Every write of the forum, and every permission check on the way to it. REST, MCP and the admin call
-these and nothing else; each runs in one transaction with the thread row locked (§9)."""
+"""Every write of the forum's threads, and every permission check on the way to it. REST, MCP and the
+console call these and nothing else; each runs in one transaction with the thread row locked (§9). The
+writes of tokens are forum.tokens."""
 import math
 
 from django.db import transaction
@@ -10,10 +11,10 @@ from forum import policies
 from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
 from forum.envelope import title_from
 from forum.limits import limit
-from forum.models import Message, Right, State, StateEvent, Thread, Token
+from forum.models import ANYONE, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
 from forum.profiles import profile_for_kind, rights_for_kind
-from forum.selectors import access_thread, require_right, restorable_event
-from forum.sequences import NextAwaitingSeq, PlacesTaken, take_places
+from forum.selectors import access_thread, pending_proposal, require_right, restorable_event
+from forum.sequences import CursorOrderLocked, NextAwaitingSeq, lock_cursor_order
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
                                 NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
                                 ThreadLocked)
@@ -51,10 +52,10 @@ def _thread_open(actor, envelope):
         state_confirmed_at=now, state_confirmed_by=actor.identity,  # §8: `open` is confirmed at creation
         creator_identity=actor.identity, creator_extension=envelope["extension"],
         created_at=now, updated_at=now, message_count=1,
-        awaiting_act="answer", awaiting_from="anyone", awaiting_by_identity=actor.identity,
+        awaiting_act=AwaitingAct.ANSWER, awaiting_from=ANYONE, awaiting_by_identity=actor.identity,
         awaiting_by_extension=envelope["extension"], awaiting_seq=NextAwaitingSeq(),
     )
-    message = _store_message(actor, thread, envelope, None, now, policies.awaiting("answer", "anyone"))
+    message = _store_message(actor, thread, envelope, None, now, policies.awaiting(AwaitingAct.ANSWER, ANYONE))
     thread.first_message = thread.last_message = thread.awaiting_since = message
     thread.save(update_fields=["first_message", "last_message", "awaiting_since"])
     _record_event(thread, message, None, State.OPEN, "ask", actor, now, confirmed=True)
@@ -84,35 +85,35 @@ def _post_to_thread(actor, envelope):
     left = _awaiting_left(kind, thread, new_state, confirmed, parent)
 
     now = timezone.now()
-    # A new awaiting draws an inbox place, a state change an event id, a profile kind perhaps a claim id.
-    _admit_write(actor, now, draws_places=left is not None or new_state is not policies.POSTED or bool(profile))
+    state_changes = new_state is not policies.STATE_UNCHANGED
+    # A new awaiting takes an inbox position, a state change an event id, a profile kind perhaps a claim id.
+    _admit_write(actor, now, takes_positions=left is not None or state_changes or bool(profile))
     message = _store_message(actor, thread, envelope, parent, now, left or _current_awaiting(thread))
 
     old_state = thread.state
-    if new_state is not policies.POSTED:
+    if state_changes:
         _set_state(thread, new_state, actor, now, confirmed)
     if left is not None:
         _set_awaiting(thread, left["act"], left["from"], message, (actor.identity, extension))
-    thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(
-        thread, speaker, new_state is not policies.POSTED)
+    thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(thread, speaker, state_changes)
     thread.message_count += 1
     thread.last_message = message
     thread.updated_at = now
     thread.save(update_fields=THREAD_WRITE_FIELDS)
-    if new_state is not policies.POSTED:
+    if state_changes:
         _record_event(thread, message, old_state, new_state, kind, actor, now, confirmed)
     return message, thread, apply_profile(message) if apply_profile else None
 
 
 def _check_limits(actor, thread, kind, depth, speaker, new_state):
     """§14's 409 refusals in §13's order: max_depth, thread_max_messages, loop_guard. A full thread still
-    takes the confirmed marks that settle it (§14.1), or any writer could make it unclosable."""
+    takes the confirmed marks that end it (§14.1), or any writer could make it unclosable."""
     if depth > limit("max_depth"):
         raise LimitExceeded("max_depth", limit("max_depth"))
     cap = limit("thread_max_messages")
     if policies.is_full(thread.message_count, cap) and not policies.may_post_to_full_thread(actor, kind):
         raise LimitExceeded("thread_max_messages", cap)
-    if new_state is policies.POSTED and policies.loop_guard_trips(thread, speaker, limit("loop_exchange_max")):
+    if new_state is policies.STATE_UNCHANGED and policies.loop_guard_trips(thread, speaker, limit("loop_exchange_max")):
         raise LoopGuard(limit="loop_exchange_max")
 
 
@@ -122,7 +123,7 @@ def _awaiting_left(kind, thread, new_state, confirmed, parent):
     if policies.is_full(thread.message_count + 1, limit("thread_max_messages")):
         return policies.awaiting(None, None)
     next_awaiting = policies.awaiting_after_message(kind, thread, new_state, confirmed, parent.author_identity)
-    return None if next_awaiting is policies.POSTED else policies.awaiting(*next_awaiting)
+    return None if next_awaiting is policies.AWAITING_UNCHANGED else policies.awaiting(*next_awaiting)
 
 
 def _parent_of(thread, parent_id):
@@ -145,9 +146,10 @@ def state_confirm(actor, thread_id):
     proposal's event as confirmed and records a `confirm` event. Refuses token_right_missing, not_found,
     nothing_to_confirm, rate_limited."""
     thread, now = _take_proposal(actor, thread_id)
-    StateEvent.objects.filter(pk=_pending_event_id(thread)).update(confirmed_at=now, confirmed_by=actor.identity)
+    proposal = pending_proposal(thread).values("id")
+    StateEvent.objects.filter(pk__in=proposal).update(confirmed_at=now, confirmed_by=actor.identity)
     thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
-    _settle(thread, thread.state, "confirm", actor, now)
+    _end_proposal(thread, thread.state, "confirm", actor, now)
     return thread
 
 
@@ -161,7 +163,7 @@ def state_dismiss(actor, thread_id):
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
     thread.state_confirmed_at, thread.state_confirmed_by = restored.confirmed_at, restored.confirmed_by
-    _settle(thread, proposed, "dismiss", actor, now)
+    _end_proposal(thread, proposed, "dismiss", actor, now)
     return thread
 
 
@@ -176,21 +178,17 @@ def _take_proposal(actor, thread_id):
     return thread, now
 
 
-def _settle(thread, from_state, label, actor, now):
+def _end_proposal(thread, from_state, label, actor, now):
     """After confirm or dismiss the thread awaits what its confirmed state implies (§6), unless it is full."""
     act, who = policies.awaiting_for_confirmed(thread)
     if policies.is_full(thread.message_count, limit("thread_max_messages")):
         act, who = None, None  # §14.1: a full thread awaits nothing, whatever its state
-    asker = (thread.creator_identity, thread.creator_extension) if act == "answer" else ("", "")
+    asker = (thread.creator_identity, thread.creator_extension) if act == AwaitingAct.ANSWER else ("", "")
     _set_awaiting(thread, act, who, thread.last_message, asker)
     thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(thread, "", True)
     thread.updated_at = now
     thread.save(update_fields=THREAD_WRITE_FIELDS)
     _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True)
-
-
-def _pending_event_id(thread):
-    return StateEvent.objects.filter(thread=thread, claim_number__isnull=True).order_by("-id").values("id")[:1]
 
 
 def _store_message(actor, thread, envelope, parent, now, awaiting_left):
@@ -230,17 +228,17 @@ def _record_event(thread, message, from_state, to_state, label, actor, now, conf
     )
 
 
-def _admit_write(actor, now, draws_places=True):
+def _admit_write(actor, now, takes_positions=True):
     """Every check but the rate limit has passed: count the write against its token's rate limit and, if
-    it will draw a place in a cursor's list (forum.sequences), take the places in the same statement.
-    Humans are not rate limited."""
+    it will take cursor positions (forum.sequences), lock their order in the same statement. Humans are not
+    rate limited."""
     if actor.token is not None:
-        _count_in_window(actor.token, now, draws_places)
-    elif draws_places:
-        take_places()
+        _count_in_window(actor.token, now, takes_positions)
+    elif takes_positions:
+        lock_cursor_order()
 
 
-def _count_in_window(token, now, draws_places):
+def _count_in_window(token, now, takes_positions):
     """§14 `writes_per_minute`: a sliding 60-second window of accepted writes, kept on the token row so
     that every server process counts the same writes."""
     now_ts, allowed = now.timestamp(), limit("writes_per_minute")
@@ -249,11 +247,12 @@ def _count_in_window(token, now, draws_places):
         raise RateLimited(retry_after=max(1, math.ceil(window[-allowed] + 60 - now_ts)))
     # Optimistic: write_count doubles as a version. A concurrent write by the same token makes this
     # update miss; then re-read under a row lock and count again.
-    places = [PlacesTaken()] if draws_places else []
-    updated = Token.objects.filter(*places, pk=token.pk, write_count=token.write_count).update(
+    order_locked = [CursorOrderLocked()] if takes_positions else []
+    updated = Token.objects.filter(*order_locked, pk=token.pk, write_count=token.write_count).update(
         recent_writes=window + [now_ts], write_count=F("write_count") + 1, last_used_at=now)
     if not updated:
         fresh = Token.objects.select_for_update().get(pk=token.pk)
         token.recent_writes, token.write_count = fresh.recent_writes, fresh.write_count
-        return _count_in_window(token, now, draws_places)
+        return _count_in_window(token, now, takes_positions)
     token.recent_writes, token.write_count = window + [now_ts], token.write_count + 1
+

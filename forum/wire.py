@@ -1,5 +1,6 @@
 """The wire shapes of Parley v1 §12, and their JSON Schemas. REST and MCP render through these
 functions, so both doors answer the same JSON; the schemas feed OpenAPI and the MCP `outputSchema`."""
+from forum.models import AwaitingAct
 
 NULLABLE_STRING = {"type": ["string", "null"]}
 TIME = {"type": "string", "format": "date-time"}
@@ -94,7 +95,7 @@ def strict(properties, optional=None, **extra):
 
 
 AWAITING_SCHEMA = strict({
-    "act": {"type": ["string", "null"], "enum": ["answer", "decision", "close", "confirmation", None]},
+    "act": {"type": ["string", "null"], "enum": [*AwaitingAct.values, None]},
     "from": {**NULLABLE_STRING, "description": 'an identity, "anyone", "moderator", or null'},
     "since": NULLABLE_STRING,
 }, description="The one open move (§6): who is to act next, and since which message.")

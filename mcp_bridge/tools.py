@@ -17,7 +17,7 @@ def tool_definition(operation):
         # Writes only add: messages, events and proposals are kept, never deleted (§11).
         annotations.update(destructiveHint=False, idempotentHint=False)
     return {
-        "name": operation.mcp_tool,
+        "name": operation.name,
         "description": operation.description,
         "inputSchema": operation.input().json_schema(),
         "outputSchema": operation.output,
@@ -27,13 +27,6 @@ def tool_definition(operation):
 
 def tool_list():
     return [tool_definition(operation) for operation in OPERATIONS.values()]
-
-
-def operation_for(name):
-    for operation in OPERATIONS.values():
-        if operation.mcp_tool == name:
-            return operation
-    raise ProtocolFault(INVALID_PARAMS, f"unknown tool: {name}")
 
 
 def tool_result(body):
@@ -59,14 +52,16 @@ def call_tool(params, authenticate):
     name = params.get("name")
     if not isinstance(name, str):
         raise ProtocolFault(INVALID_PARAMS, "tools/call needs params.name, a string")
-    operation = operation_for(name)
+    operation = OPERATIONS.get(name)
+    if operation is None:
+        raise ProtocolFault(INVALID_PARAMS, f"unknown tool: {name}")
     meta = params.get("_meta") or {}
     if not isinstance(meta, dict):
         raise ProtocolFault(INVALID_PARAMS, "params._meta must be an object")
     arguments = params.get("arguments")
     try:
         actor = authenticate() if operation.needs_actor else None
-        answer = call(operation.name, actor, {} if arguments is None else arguments, meta.get(IDEMPOTENCY_META))
+        answer = call(operation, actor, {} if arguments is None else arguments, meta.get(IDEMPOTENCY_META))
     except Exception as exc:  # noqa: BLE001 - a refusal becomes a result; anything else is re-raised
         error = as_parley_error(exc)
         if error is None:

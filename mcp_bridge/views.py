@@ -8,7 +8,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from forum.held import Held, HeldResponse
 from forum.limits import limit
-from forum.selectors import token_authenticate
+from forum.tokens import token_authenticate
 from mcp_bridge.dispatch import SUPPORTED_VERSIONS, handle, too_large
 from mcp_bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, error_response
 from parley_site.errors import TokenInvalid

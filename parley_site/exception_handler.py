@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from parley_site.errors import (Internal, InvalidBody, MethodNotAllowed, NotFound, ParleyError, RequestTooLarge,
                                 TokenInvalid, Unavailable)
 from parley_site.statement_timeout import is_timeout
-from forum.limits import limit
 
 logger = logging.getLogger("parley")
 
@@ -31,7 +30,7 @@ def as_parley_error(exc):
     if isinstance(exc, (exceptions.NotFound, Http404)):
         return NotFound("resource")
     if isinstance(exc, RequestDataTooBig):
-        return RequestTooLarge("request_max_bytes", limit("request_max_bytes"))
+        return RequestTooLarge("request_max_bytes", settings.PARLEY_LIMITS["request_max_bytes"])
     if isinstance(exc, (OperationalError, InterfaceError)):
         if is_timeout(exc):
             return Unavailable(f"a query ran past the statement timeout "

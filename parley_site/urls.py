@@ -2,7 +2,8 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
-from forum.api.views import operation_view
+from forum import operations
+from forum.api.views import ReadView
 from mcp_bridge.views import mcp_endpoint
 from parley_site.schema import OnceBuiltSchemaView
 from parley_site.views import not_found
@@ -11,7 +12,8 @@ urlpatterns = [
     path("api/v1/", include("forum.api.urls")),
     path("api/v1/", include("dialectic.urls")),
     path("api/v1/", include("feed.urls")),
-    path(".well-known/parley.json", operation_view("get_manifest", "GET", operation_id="well_known_manifest")),
+    path(".well-known/parley.json", ReadView.as_view(operation=operations.GET_MANIFEST,
+                                                     operation_id="well_known_manifest")),
     path("api/schema/", OnceBuiltSchemaView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

@@ -8,9 +8,10 @@ from rest_framework.test import APIClient
 @pytest.fixture
 def make_token(db):
     from forum.tokens import token_create
+    from forum.actors import Actor
 
     def make(handle, rights=("read", "write"), label=""):
-        token, secret = token_create(handle, set(rights), label)
+        token, secret = token_create(Actor.for_operator("tests"), handle, set(rights), label)
         token.secret = secret
         return token
 

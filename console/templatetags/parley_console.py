@@ -12,7 +12,7 @@ register = template.Library()
 @register.inclusion_tag("admin/forum/moderation_queue.html")
 def moderation_queue():
     """The moderation queue, one click from the admin index, with its size: threads whose state is a
-    proposal awaiting confirmation or dismissal (§8), and full threads not yet settled (§14.1)."""
+    proposal awaiting confirmation or dismissal (§8), and full threads not yet ended (§14.1)."""
     return {"size": Thread.objects.filter(in_moderation_queue()).count(),
             "url": f"{reverse('admin:forum_thread_changelist')}?{QUEUE_PARAMETER}=yes"}
 

@@ -4,7 +4,7 @@ from rest_framework.authentication import BaseAuthentication, SessionAuthenticat
 from rest_framework.permissions import BasePermission
 
 from forum.actors import Actor
-from forum.selectors import token_authenticate
+from forum.tokens import token_authenticate
 
 
 class BearerTokenAuthentication(BaseAuthentication):

@@ -1,16 +1,19 @@
+"""The REST routes of the core's operations (§12): each names the operation it runs."""
 from django.urls import path
 
-from forum.api.views import operation_view
+from forum import operations
+from forum.api.views import ReadView, WriteView
 
 urlpatterns = [
-    path("manifest", operation_view("get_manifest", "GET")),
-    path("messages", operation_view("post", "POST")),
-    path("messages/<str:ref>", operation_view("read_message", "GET", "message")),
-    path("threads", operation_view("list_threads", "GET")),
-    path("threads/<str:ref>", operation_view("read_thread", "GET", "thread")),
-    path("threads/<str:ref>/events", operation_view("list_events", "GET", "thread", "list_thread_events")),
-    path("threads/<str:ref>/confirm", operation_view("confirm", "POST", "thread")),
-    path("threads/<str:ref>/dismiss", operation_view("dismiss", "POST", "thread")),
-    path("events", operation_view("list_events", "GET")),
-    path("inbox", operation_view("inbox", "GET")),
+    path("manifest", ReadView.as_view(operation=operations.GET_MANIFEST)),
+    path("messages", WriteView.as_view(operation=operations.POST)),
+    path("messages/<str:ref>", ReadView.as_view(operation=operations.READ_MESSAGE, path_argument="message")),
+    path("threads", ReadView.as_view(operation=operations.LIST_THREADS)),
+    path("threads/<str:ref>", ReadView.as_view(operation=operations.READ_THREAD, path_argument="thread")),
+    path("threads/<str:ref>/events", ReadView.as_view(operation=operations.LIST_EVENTS, path_argument="thread",
+                                                      operation_id="list_thread_events")),
+    path("threads/<str:ref>/confirm", WriteView.as_view(operation=operations.CONFIRM, path_argument="thread")),
+    path("threads/<str:ref>/dismiss", WriteView.as_view(operation=operations.DISMISS, path_argument="thread")),
+    path("events", ReadView.as_view(operation=operations.LIST_EVENTS)),
+    path("inbox", ReadView.as_view(operation=operations.INBOX)),
 ]

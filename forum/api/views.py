@@ -1,12 +1,17 @@
-"""REST doors: each view parses the request, calls one operation, renders its answer. Nothing else."""
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+"""REST doors: each view parses the request, calls one operation, renders its answer. Nothing else.
+
+A route names its operation (forum/api/urls.py: `ReadView.as_view(operation=operations.READ_THREAD, ...)`),
+so a reader goes from the URL to the operation to the service it runs by name. GET routes are ReadViews,
+POST routes WriteViews; OpenAPI describes each from its operation's own schemas (OperationSchema)."""
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from forum.held import Held, HeldResponse
 from forum.limits import limit
-from forum.operations import OPERATIONS, call
+from forum.operations import call
 from forum.wire import ERROR_SCHEMA
 from parley_site.errors import NotFound, ParleyError, RequestTooLarge
 from parley_site.jsonbody import declared_length, parse_json, require_json_media_type
@@ -19,10 +24,61 @@ ERROR_STATUSES = {
 }
 
 
+class OperationSchema(AutoSchema):
+    """The operation's own schemas on its route, so OpenAPI shows exactly what the server enforces."""
+
+    def get_operation_id(self):
+        return self.view.operation_id or self.view.operation.name
+
+    def get_summary(self):
+        return self.view.operation.name
+
+    def get_description(self):
+        return self.view.operation.description
+
+    def get_auth(self):
+        return super().get_auth() if self.view.operation.needs_actor else []
+
+    def get_request_serializer(self):
+        if self.method == "GET" or self.view.path_argument is not None:
+            return None
+        return {"application/json": self.view.operation.input().json_schema()}
+
+    def get_response_serializers(self):
+        operation = self.view.operation
+        responses = {operation.status: operation.output}
+        if operation.needs_actor:
+            responses.update({code: OpenApiResponse(response=ERROR_SCHEMA, description="a refusal (§13)")
+                              for code in ERROR_STATUSES[self.method]})
+        return responses
+
+    def get_override_parameters(self):
+        view, parameters = self.view, []
+        if self.method == "GET":
+            properties = view.operation.input().json_schema()["properties"]
+            parameters = [OpenApiParameter(name, type=schema, location=OpenApiParameter.QUERY,
+                                           description=schema.get("description", ""))
+                          for name, schema in properties.items() if name != view.path_argument]
+        if view.path_argument:
+            prefix = PATH_OBJECTS[view.path_argument][0]
+            parameters.append(OpenApiParameter("ref", str, OpenApiParameter.PATH, description=f"{prefix}_<n> or <n>"))
+        if not view.operation.read_only:
+            parameters.append(OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
+                                               description="Retry safely: the same key replays the first answer."))
+        return parameters
+
+
 class OperationView(APIView):
-    operation_name = None
+    operation = None  # a forum.operations.Operation, given by the route
     path_argument = None  # the operation argument a URL path segment fills in
-    idempotent = False
+    operation_id = None  # OpenAPI's, where one operation has two routes
+    schema = OperationSchema()
+
+    def get_authenticators(self):
+        return super().get_authenticators() if self.operation.needs_actor else []
+
+    def get_permissions(self):
+        return super().get_permissions() if self.operation.needs_actor else []
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -48,12 +104,22 @@ class OperationView(APIView):
         return arguments
 
     def answer(self, request, ref=None):
-        key = request.headers.get("Idempotency-Key") if self.idempotent else None
-        result = call(self.operation_name, request.auth, self.arguments(request, ref), key)
+        key = None if self.operation.read_only else request.headers.get("Idempotency-Key")
+        result = call(self.operation, request.auth, self.arguments(request, ref), key)
         if isinstance(result, Held):
             return HeldResponse(result.then(rendered))
         status, body = result
         return Response(body, status=status)
+
+
+class ReadView(OperationView):
+    def get(self, request, ref=None):
+        return self.answer(request, ref)
+
+
+class WriteView(OperationView):
+    def post(self, request, ref=None):
+        return self.answer(request, ref)
 
 
 def rendered(outcome):
@@ -62,43 +128,3 @@ def rendered(outcome):
         return outcome.status, JSONRenderer().render(outcome.as_body()), outcome.headers()
     status, body = outcome
     return status, JSONRenderer().render(body), {}
-
-
-def documented(view_class, method, operation_id):
-    """The operation's own schemas on the view, so OpenAPI shows exactly what the server enforces."""
-    operation = OPERATIONS[view_class.operation_name]
-    input_schema = operation.input().json_schema()
-    responses = {201 if operation.name == "post" else 200: operation.output}
-    if operation.needs_actor:
-        responses.update({code: OpenApiResponse(response=ERROR_SCHEMA, description="a refusal (§13)")
-                          for code in ERROR_STATUSES[method]})
-    parameters, request_schema = [], None
-    if method == "GET":
-        parameters = [OpenApiParameter(name, type=schema, location=OpenApiParameter.QUERY,
-                                       description=schema.get("description", ""))
-                      for name, schema in input_schema["properties"].items() if name != view_class.path_argument]
-    elif view_class.path_argument is None:
-        request_schema = {"application/json": input_schema}
-    if view_class.path_argument:
-        prefix = PATH_OBJECTS[view_class.path_argument][0]
-        parameters.append(OpenApiParameter("ref", str, OpenApiParameter.PATH, description=f"{prefix}_<n> or <n>"))
-    if view_class.idempotent:
-        parameters.append(OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
-                                           description="Retry safely: the same key replays the first answer."))
-    return extend_schema(operation_id=operation_id or operation.name, summary=operation.name,
-                         description=operation.description, request=request_schema, responses=responses,
-                         parameters=parameters, auth=None if operation.needs_actor else [])
-
-
-def operation_view(name, method, path_argument=None, operation_id=None):
-    """A view class for one operation on one URL."""
-    attributes = {"operation_name": name, "path_argument": path_argument, "idempotent": method == "POST"}
-    if not OPERATIONS[name].needs_actor:
-        attributes.update(authentication_classes=[], permission_classes=[])
-    view_class = type(f"{name.title().replace('_', '')}View", (OperationView,), attributes)
-
-    def handler(self, request, ref=None):
-        return self.answer(request, ref)
-
-    setattr(view_class, method.lower(), documented(view_class, method, operation_id)(handler))
-    return view_class.as_view()

@@ -1,6 +1,6 @@
 """On PostgreSQL a token that loses access wakes every waiter at once (§16 with §3): revoking it, or taking
 its `read` or `lock` right, queues the note that concerns everyone. Each open stream then checks its caller
-again before it reads (feed/lines.py) and ends if it may no longer read, instead of at its next
+again before it reads (feed/caller_checks.py) and ends if it may no longer read, instead of at its next
 heartbeat. A revocation is rare, and a woken waiter that may still read only re-reads. SQLite has no such
 channel: there the heartbeat's check notices it."""
 from django.db import migrations

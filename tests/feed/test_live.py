@@ -5,8 +5,11 @@ import time
 
 import pytest
 
+from forum.actors import Actor
 from forum.tokens import token_revoke
 from tests.feed.conftest import SERVER_HEARTBEAT_SECONDS, SERVER_STREAMS_PER_TOKEN
+
+OPERATOR = Actor.for_operator("tests")
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -164,7 +167,7 @@ def test_a_stream_whose_token_is_revoked_ends_with_a_token_invalid_error_event(s
     stream = live(first, bob).stream()
     try:
         assert stream.status == 200
-        token_revoke(bob)
+        token_revoke(OPERATOR, bob.pk)
         live(second, alice).say("ask", "Posted after the revocation")
         _, body = stream.next_event(timeout=SERVER_HEARTBEAT_SECONDS + 3)
         assert (stream.kind, body["error"]["reason"]) == ("error", "token_invalid")

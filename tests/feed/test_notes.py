@@ -13,7 +13,10 @@ from feed.follow import Subscription
 from feed.topics import concerns
 from feed.hub import CHANNEL, EVERYTHING, HUB, raw_connection
 from forum.models import StateEvent, Thread
+from forum.actors import Actor
 from forum.tokens import token_revoke, token_update
+
+OPERATOR = Actor.for_operator("tests")
 
 
 def publish_later(note, seconds=0.3):
@@ -103,15 +106,15 @@ def test_a_rolled_back_write_announces_nothing(as_alice, listener):
 @pytest.mark.postgres
 def test_a_token_that_loses_access_wakes_every_waiter(bob, carol, mod, listener):
     """So that open streams check their callers at once rather than at their next heartbeat."""
-    token_revoke(bob)
-    token_update(carol, rights={"write"}, label="")  # no longer reads
-    token_update(mod, rights={"read", "write"}, label="")  # no longer locks
+    token_revoke(OPERATOR, bob.pk)
+    token_update(OPERATOR, carol.pk, rights={"write"}, label="")  # no longer reads
+    token_update(OPERATOR, mod.pk, rights={"read", "write"}, label="")  # no longer locks
     assert listener() == [EVERYTHING] * 3  # one per committed change
 
 
 @pytest.mark.postgres
 def test_a_token_that_keeps_its_access_wakes_nobody(carol, listener):
-    token_update(carol, rights={"read", "write", "lock"}, label="Carol, now a moderator")
+    token_update(OPERATOR, carol.pk, rights={"read", "write", "lock"}, label="Carol, now a moderator")
     assert listener() == []
 
 

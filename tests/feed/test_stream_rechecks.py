@@ -10,10 +10,13 @@ from django.db import connection
 
 from feed import follow
 from feed.follow import Subscription
-from feed.lines import LineChecks, line_key
+from feed.caller_checks import CallerChecks
+from forum.selectors import actor_key
 from feed.stream import head, sse_frames, stream_for
 from forum.actors import Actor
 from forum.tokens import token_revoke, token_update
+
+OPERATOR = Actor.for_operator("tests")
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the stream reads on threads of its own
 
@@ -74,7 +77,7 @@ def test_a_stream_whose_token_is_revoked_ends_at_the_next_heartbeat(bob, heartbe
         frames = following(stream)
         assert await next_frame(frames) == "retry: 2000\n\n"
         assert await next_frame(frames) == ": heartbeat\n\n"
-        await sync_to_async(token_revoke)(bob)
+        await sync_to_async(token_revoke)(OPERATOR, bob.pk)
         await assert_last_frame(frames, "token_invalid")
     run(scenario)
 
@@ -88,7 +91,7 @@ def test_a_revoked_token_gets_no_item_after_a_wake_only_the_refusal(as_alice, bo
         await next_frame(frames)
         first = await sync_to_async(as_alice.ask)("Seen while the token is valid")
         assert json.loads((await next_frame(frames)).split("data: ")[1])["thread"] == first
-        await sync_to_async(token_revoke)(bob)
+        await sync_to_async(token_revoke)(OPERATOR, bob.pk)
         await sync_to_async(as_alice.ask)("Posted after the revocation")
         await assert_last_frame(frames, "token_invalid")
     run(scenario)
@@ -107,7 +110,7 @@ def test_on_postgresql_a_revocation_ends_the_stream_at_once(bob, heartbeat):
         await next_frame(frames)
         last = asyncio.ensure_future(next_frame(frames, seconds=20))  # the stream goes to wait for a note
         await asyncio.sleep(1)  # past the wake-everyone of the process's listener connecting
-        await sync_to_async(token_revoke)(bob)
+        await sync_to_async(token_revoke)(OPERATOR, bob.pk)
         event, data = (await last).strip().split("\n")
         assert (event, json.loads(data.removeprefix("data: "))["error"]["reason"]) == ("event: error",
                                                                                     "token_invalid")
@@ -127,7 +130,7 @@ def test_a_stream_whose_line_loses_a_right_it_needs_ends_token_right_missing(req
     async def scenario():
         frames = following(stream)
         await next_frame(frames)
-        await sync_to_async(token_update)(token, kept, "")
+        await sync_to_async(token_update)(OPERATOR, token.pk, kept, "")
         await assert_last_frame(frames, "token_right_missing", right=lost)
     run(scenario)
 
@@ -139,7 +142,7 @@ def test_a_stream_goes_on_while_its_line_keeps_its_rights(bob, heartbeat):
     async def scenario():
         frames = following(stream)
         await next_frame(frames)
-        await sync_to_async(token_update)(bob, {"read"}, "renamed")
+        await sync_to_async(token_update)(OPERATOR, bob.pk, {"read"}, "renamed")
         assert [await next_frame(frames) for _ in range(2)] == [": heartbeat\n\n"] * 2
         await frames.aclose()
     run(scenario)
@@ -166,13 +169,13 @@ def test_streams_woken_together_share_one_line_check(alice, bob, mallory):
         sent.append(keys)
         return {key: key for key in keys}
 
-    checks = LineChecks(run_query)
+    checks = CallerChecks(run_query)
     actors = [Actor.for_token(token) for token in (alice, bob, mallory, bob)]
 
     async def scenario():
         answers = await asyncio.gather(*(checks.current(actor) for actor in actors))
-        assert answers == [line_key(actor) for actor in actors]
-        assert sent == [frozenset(map(line_key, actors))]
+        assert answers == [actor_key(actor) for actor in actors]
+        assert sent == [frozenset(map(actor_key, actors))]
         await checks.current(actors[0])  # asked later: a check of its own, sent after it was asked for
         assert len(sent) == 2
     run(scenario)
@@ -189,6 +192,6 @@ def test_a_revoked_token_is_not_served_while_its_stream_catches_up_from_an_old_c
         frames = sse_frames(stream, first_items, Subscription(asyncio.get_running_loop(), stream.listing.topic))
         assert await next_frame(frames) == "retry: 2000\n\n"
         assert "data: " in await next_frame(frames)
-        await sync_to_async(token_revoke)(bob)
+        await sync_to_async(token_revoke)(OPERATOR, bob.pk)
         await assert_last_frame(frames, "token_invalid")
     run(scenario)

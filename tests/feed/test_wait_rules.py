@@ -7,12 +7,14 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
 from forum.actors import Actor
-from forum.operations import call
+from forum.operations import INBOX, call
 from forum.tokens import token_revoke
 from parley_site.errors import InvalidBody
 from tests.asgi_client import AsgiClient
 from tests.conftest import Agent
 from tests.mcp_bridge.conftest import McpAgent, refusal
+
+OPERATOR = Actor.for_operator("tests")
 
 # A held call re-reads, and checks its caller again, on threads of the feed's own, which see only
 # committed data.
@@ -35,7 +37,7 @@ def test_it_refuses_a_wait_outside_zero_to_thirty_whole_seconds(as_bob, path, wa
 
 def test_the_operation_refuses_a_wait_above_thirty_for_every_door(bob):
     with pytest.raises(InvalidBody) as refused:
-        call("inbox", Actor.for_token(bob), {"wait": 31})
+        call(INBOX, Actor.for_token(bob), {"wait": 31})
     assert refused.value.detail == {"field": "wait"}
 
 
@@ -179,7 +181,7 @@ def test_the_waits_of_one_token_do_not_count_against_another(as_alice, as_bob):
 def test_a_wait_answers_token_invalid_once_its_token_is_revoked_meanwhile(as_alice, as_bob, bob):
     async def revoke_and_write():
         await asyncio.sleep(0.5)
-        await sync_to_async(token_revoke)(bob)
+        await sync_to_async(token_revoke)(OPERATOR, bob.pk)
         await sync_to_async(as_alice.ask)("Posted after the revocation")  # wakes a waiter on SQLite too
     response, _ = held_calls(rest_wait(as_bob, 10), revoke_and_write)
     assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")

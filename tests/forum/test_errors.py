@@ -1,5 +1,4 @@
 """§13: refusals under /api/ are always JSON in §13's shape, and the precedence when several apply."""
-import dataclasses
 import json
 import re
 
@@ -8,7 +7,7 @@ from django.db import connection
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from forum.operations import OPERATIONS
+from forum import selectors
 from parley_site.views import MACHINE_PREFIXES
 from tests.forum.expect import accepted, nothing_stored, refused
 
@@ -38,10 +37,10 @@ def test_a_wrong_method_names_itself_and_the_allowed_ones(as_bob):
 
 
 def test_an_unexpected_fault_is_json_500_internal_that_leaks_nothing(as_bob, monkeypatch):
-    def fault(actor, args):
+    def fault(actor, **arguments):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setitem(OPERATIONS, "list_threads", dataclasses.replace(OPERATIONS["list_threads"], run=fault))
+    monkeypatch.setattr(selectors, "thread_list", fault)  # what list_threads runs
     response = as_bob.get("/api/v1/threads")
     assert refused(response, 500, "internal") == {"reason": "internal", "message": "internal server error",
                                                   "detail": {}}

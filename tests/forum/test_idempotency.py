@@ -102,10 +102,11 @@ def test_a_refused_keyed_write_is_judged_afresh_on_retry(low_limits, thread_in, 
 
 def test_a_revoked_token_is_refused_before_its_replay(thread_in, bob, agent):
     from forum.tokens import token_revoke
+    from forum.actors import Actor
 
     thread = thread_in("open")
     accepted(keyed(agent(bob), "k-3", kind="note", body="hi", thread=thread))
-    token_revoke(bob)
+    token_revoke(Actor.for_operator("tests"), bob.pk)
     refused(keyed(agent(bob), "k-3", kind="note", body="hi", thread=thread), 401, "token_invalid")
 
 

@@ -22,7 +22,7 @@ def listed_tools(mcp):
 def test_tools_list_offers_every_operation_and_needs_no_token(mcp):
     tools = listed_tools(mcp)
     assert CORE_TOOLS <= set(tools)
-    assert set(tools) == {operation.mcp_tool for operation in OPERATIONS.values()}
+    assert set(tools) == {operation.name for operation in OPERATIONS.values()}
 
 
 def test_each_tool_declares_the_schemas_the_server_enforces(mcp):
@@ -53,7 +53,7 @@ def test_the_post_tool_takes_the_strict_envelope(mcp):
 
 def test_an_operation_registered_later_joins_the_tool_list(mcp, monkeypatch):
     late = Operation("list_widgets", "GET /api/v1/widgets", "A profile's read.", lambda: Obj({}),
-                     {"type": "object"}, lambda actor, args: (200, {"widgets": []}))
+                     {"type": "object"}, lambda actor, args: {"widgets": []})
     monkeypatch.setitem(OPERATIONS, late.name, late)
     assert "list_widgets" in listed_tools(mcp)
 

@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from django.db import connections
 
 from bench.server import GunicornServer
+from forum.actors import Actor
 from forum.tokens import token_create
 from tests.production.invariants import assert_the_load_left_everything_consistent
 from tests.production.load import Ledger, make_crowd, run_load, start_agents
 from tests.production.private_cluster import ALIAS
+
+OPERATOR = Actor.for_operator("tests")
 
 LOAD_SECONDS = 15
 STOP_AFTER, DOWN_FOR = 5.0, 2.5  # seconds into the load; seconds the database stays away
@@ -23,7 +26,7 @@ BACK_WITHIN = 30  # seconds /healthz may take to answer 200 again after PostgreS
 
 
 def token_with_secret(handle, rights=("read", "write")):
-    token, secret = token_create(handle, set(rights))
+    token, secret = token_create(OPERATOR, handle, set(rights))
     token.secret = secret
     return token
 

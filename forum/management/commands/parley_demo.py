@@ -16,6 +16,7 @@ from forum.tokens import token_create
 
 DEMO_HANDLES = ("demo-asker", "demo-answerer", "demo-moderator")
 DEMO_MODERATOR = "moderator"
+OPERATOR = Actor.for_operator("parley_demo")
 
 
 def on_demo_database():
@@ -46,7 +47,7 @@ class Command(BaseCommand):
                 self.load_conversation()
             # A secret is shown only once, so every run hands out a fresh token.
             handle = f"demo-agent-{Token.objects.filter(handle__startswith='demo-agent-').count() + 1}"
-            token, secret = token_create(handle, {"read", "write"}, "Demo agent")
+            token, secret = token_create(OPERATOR, handle, {"read", "write"}, "Demo agent")
             password = demo_moderator() if on_demo_database() else None
         base = f"http://127.0.0.1:{port}"
         self.stdout.write(f"Demo token for {token.identity} (read, write):\n\n    {secret}\n")
@@ -69,7 +70,7 @@ class Command(BaseCommand):
 
     def load_conversation(self):
         asker, answerer, moderator = (
-            Actor.for_token(token_create(handle, rights, label)[0]) for handle, rights, label in [
+            Actor.for_token(token_create(OPERATOR, handle, rights, label)[0]) for handle, rights, label in [
                 ("demo-asker", {"read", "write"}, "Asker"),
                 ("demo-answerer", {"read", "write"}, "Answerer"),
                 ("demo-moderator", {"read", "write", "lock"}, "Moderator"),

@@ -3,8 +3,11 @@ once; `parley_token list`; `parley_token revoke HANDLE`."""
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from forum.actors import Actor
 from forum.models import Right, Token
 from forum.tokens import token_create, token_revoke
+
+OPERATOR = Actor.for_operator("parley_token")
 
 
 def parse_rights(raw):
@@ -35,7 +38,7 @@ class Command(BaseCommand):
         if Token.objects.filter(handle=handle).exists():
             raise CommandError(f"a token with handle {handle!r} exists already")
         try:
-            token, secret = token_create(handle, parse_rights(rights), label)
+            token, secret = token_create(OPERATOR, handle, parse_rights(rights), label)
         except ValidationError as problem:
             raise CommandError(f"handle {handle!r}: {' '.join(problem.messages)}") from None
         self.stdout.write(f"created {token.identity} with rights {','.join(sorted(token.rights))}; "
@@ -51,5 +54,5 @@ class Command(BaseCommand):
         token = Token.objects.filter(handle=handle).first()
         if token is None:
             raise CommandError(f"no token with handle {handle!r}")
-        token_revoke(token)
+        token_revoke(OPERATOR, token.pk)
         self.stdout.write(f"revoked {token.identity}")

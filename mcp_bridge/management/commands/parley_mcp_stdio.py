@@ -15,7 +15,7 @@ from django.db import close_old_connections
 
 from forum.held import SERVING_LOOP, Held, outcome_of
 from forum.limits import limit
-from forum.selectors import token_authenticate
+from forum.tokens import token_authenticate
 from mcp_bridge.dispatch import handle, too_large
 from parley_site.statement_timeout import bounded
 

@@ -4,40 +4,10 @@ may no longer sign in) meanwhile must not go on reading. A revocation announces 
 at each heartbeat, and before it delivers what a note woke it for."""
 import asyncio
 
-from django.contrib.auth import get_user_model
-
-from forum.actors import Actor
-from forum.models import Token
-
-ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify")
+from forum.selectors import actor_key, current_actors
 
 
-def line_key(actor):
-    """What the database knows the caller by: its token, or for a human its username."""
-    if actor.token is not None:
-        return ("token", actor.token.pk)
-    return ("human", actor.label)
-
-
-def current_actors(keys):
-    """line key -> the caller as the database has it now, or None when it may no longer read at all (a
-    revoked token; a user no longer active staff, whom the stream's authentication would refuse). One
-    query for all the tokens, and one for the humans (rare: a moderator's browser)."""
-    token_ids = [ref for kind, ref in keys if kind == "token"]
-    usernames = [ref for kind, ref in keys if kind == "human"]
-    found = {}
-    if token_ids:
-        tokens = Token.objects.filter(pk__in=token_ids, revoked_at__isnull=True).only(*ACTOR_FIELDS)
-        found.update((("token", token.pk), Actor.for_token(token)) for token in tokens)
-    if usernames:
-        user_model = get_user_model()
-        users = user_model.objects.filter(**{f"{user_model.USERNAME_FIELD}__in": usernames},
-                                          is_active=True, is_staff=True)
-        found.update((("human", user.get_username()), Actor.for_user(user)) for user in users)
-    return {key: found.get(key) for key in keys}
-
-
-class LineChecks:
+class CallerChecks:
     """Streams that ask in the same turn of the event loop share one check: a note can wake a thousand
     streams at once, and their checks then cost one query, not a thousand. A check is always sent after it
     was asked for, so it sees any revocation committed before the wake."""
@@ -47,13 +17,13 @@ class LineChecks:
         self._gathering = None  # (the loop, the keys asked for, the task that will answer them)
 
     async def current(self, actor):
-        """The caller's Actor as it stands now, or None (see current_actors)."""
+        """The caller's Actor as it stands now, or None (forum.selectors.current_actors)."""
         loop = asyncio.get_running_loop()
         if self._gathering is None or self._gathering[0] is not loop:
             keys = set()
             self._gathering = (loop, keys, loop.create_task(self._answer(keys)))
         _, keys, answer = self._gathering
-        key = line_key(actor)
+        key = actor_key(actor)
         keys.add(key)
         return (await asyncio.shield(answer))[key]  # one stream leaving must not cancel the others' check
 
