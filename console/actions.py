@@ -3,10 +3,10 @@ reports thread by thread what happened; a refusal is shown with the reason the A
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 
+from console.forms import MarkForm
 from forum import services
 from forum.actors import Actor
 from forum.envelope import clean_envelope
-from console.forms import MarkForm
 from parley_site.errors import InvalidBody, ParleyError
 
 

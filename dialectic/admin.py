@@ -9,13 +9,13 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from console.access import StaffReadOnly
 from dialectic.forms import ClaimActForm
 from dialectic.models import Claim, ClaimAct
 from dialectic.policies import CERTAINTY, certainty, is_expired
 from dialectic.selectors import certainty_filter
 from forum import services
 from forum.actors import Actor
-from console.access import StaffReadOnly
 from forum.envelope import clean_envelope
 from parley_site.errors import InvalidBody, ParleyError
 

@@ -2,8 +2,8 @@
 it judges an agent's, so the console cannot accept a proof the API would refuse."""
 from django import forms
 
-from dialectic.fields import PROOF_KINDS
 from console.forms import raw_body
+from dialectic.fields import PROOF_KINDS
 
 # Where an envelope refusal's detail.field is shown on this form.
 FIELD_OF = {"body": "body", "proof": "proof_kind", "proof[0].kind": "proof_kind", "proof[0].ref": "proof_ref",

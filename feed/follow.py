@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from django.db import InterfaceError, OperationalError, connection
 
-from feed.hub import HUB
 from feed.caller_checks import CallerChecks
+from feed.hub import HUB
 from feed.topics import concerns
 from forum.policies import has_right
 from parley_site.errors import TokenInvalid, TokenRightMissing

@@ -82,7 +82,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "parley_site.middleware.MachineErrorsMiddleware",
-    "parley_site.database_turns.DatabaseTurnMiddleware",
+    "parley_site.database_limit.DatabaseLimitMiddleware",
 ]
 
 ROOT_URLCONF = "parley_site.urls"

@@ -1,5 +1,5 @@
 """A statement timeout on the database work of requests: a query that runs past it is cancelled and the
-request refused `503 unavailable` (§13), instead of holding a connection and a turn while others wait.
+request refused `503 unavailable` (§13), instead of holding a connection and its place in the database limit while others wait.
 
 It is set per transaction (`SET LOCAL`), the first thing each transaction does, so that a pooler in
 transaction mode (PgBouncer) keeps working: a session setting would stick to whichever server connection

@@ -7,16 +7,16 @@ listeners, a thousand threads. Here a request borrows a pool thread only while i
 threads live on, so each may keep its database connection between requests (CONN_MAX_AGE, set by
 gunicorn.conf.py), as a threaded WSGI worker's do: connecting anew for every request cost a read more
 than it spent in the database. A request's connection is tidied in its view's thread
-(parley_site.database_turns), whichever thread its start and end signals run on."""
+(parley_site.database_limit), whichever thread its start and end signals run on."""
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext
 
-from parley_site.database_turns import TURNS
+from parley_site.database_limit import MAX_DATABASE_REQUESTS
 
-# As many as database turns: every thread may use the database, and keeps at most one connection. The
+# As many as the database limit: every thread may use the database, and keeps at most one connection. The
 # health check runs elsewhere (parley_site.health), so it answers while they are all busy.
-SYNC_THREADS = TURNS
+SYNC_THREADS = MAX_DATABASE_REQUESTS
 SYNC_WORK = ThreadPoolExecutor(max_workers=SYNC_THREADS, thread_name_prefix="parley-sync")
 
 

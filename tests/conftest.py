@@ -7,8 +7,8 @@ from rest_framework.test import APIClient
 
 @pytest.fixture
 def make_token(db):
-    from forum.tokens import token_create
     from forum.actors import Actor
+    from forum.tokens import token_create
 
     def make(handle, rights=("read", "write"), label=""):
         token, secret = token_create(Actor.for_operator("tests"), handle, set(rights), label)

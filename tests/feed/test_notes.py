@@ -10,10 +10,10 @@ from django.utils import timezone
 from asgiref.sync import async_to_sync
 
 from feed.follow import Subscription
-from feed.topics import concerns
 from feed.hub import CHANNEL, EVERYTHING, HUB, raw_connection
-from forum.models import StateEvent, Thread
+from feed.topics import concerns
 from forum.actors import Actor
+from forum.models import StateEvent, Thread
 from forum.tokens import token_revoke, token_update
 
 OPERATOR = Actor.for_operator("tests")

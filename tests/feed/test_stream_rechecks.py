@@ -9,11 +9,11 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection
 
 from feed import follow
-from feed.follow import Subscription
 from feed.caller_checks import CallerChecks
-from forum.selectors import actor_key
+from feed.follow import Subscription
 from feed.stream import head, sse_frames, stream_for
 from forum.actors import Actor
+from forum.selectors import actor_key
 from forum.tokens import token_revoke, token_update
 
 OPERATOR = Actor.for_operator("tests")

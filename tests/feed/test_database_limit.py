@@ -1,6 +1,6 @@
-"""Database turns (parley_site.database_turns): a process's requests hold at most TURNS connections at once,
-a request gives its connection back once its response is built, and a held call holds neither turn nor
-connection while it waits. Django never closes SQLite's in-memory test database, so the tests that watch
+"""The database limit (parley_site.database_limit): a process's requests hold at most MAX_DATABASE_REQUESTS
+connections at once, a request gives its connection back once its response is built, and a held call
+holds neither a place in the limit nor a connection while it waits. Django never closes SQLite's in-memory test database, so the tests that watch
 a connection close run on PostgreSQL."""
 import asyncio
 import threading
@@ -11,23 +11,23 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection, connections
 
 from feed.hub import HUB
-from parley_site.database_turns import TURNS, database_turn
+from parley_site.database_limit import MAX_DATABASE_REQUESTS, using_database
 
 
-def free_turns():
-    """How many turns threads of their own can take within a second."""
+def free_places():
+    """How many places in the limit threads of their own can take within a second."""
     release, taken = threading.Event(), []
 
     def take():
-        with database_turn():
+        with using_database():
             taken.append(True)
             release.wait(5)
 
-    takers = [threading.Thread(target=take) for _ in range(TURNS)]
+    takers = [threading.Thread(target=take) for _ in range(MAX_DATABASE_REQUESTS)]
     for taker in takers:
         taker.start()
     deadline = time.monotonic() + 1
-    while len(taken) < TURNS and time.monotonic() < deadline:
+    while len(taken) < MAX_DATABASE_REQUESTS and time.monotonic() < deadline:
         time.sleep(0.01)
     free = len(taken)
     release.set()
@@ -39,7 +39,7 @@ def free_turns():
 def in_a_request(call):
     """Runs call() on a thread of its own holding a turn, as a request does; returns its thread."""
     def request():
-        with database_turn():
+        with using_database():
             call()
 
     caller = threading.Thread(target=request)
@@ -63,9 +63,9 @@ def while_held(agent, check):
 
 
 @pytest.mark.django_db(transaction=True)  # a woken call re-reads on a thread of the feed's own
-def test_a_held_call_gives_back_its_turn_while_it_waits(as_bob):
-    free, response = while_held(as_bob, free_turns)
-    assert free == TURNS
+def test_a_held_call_gives_back_its_place_in_the_limit_while_it_waits(as_bob):
+    free, response = while_held(as_bob, free_places)
+    assert free == MAX_DATABASE_REQUESTS
     assert (response.status_code, response.json()["items"]) == (200, [])
 
 
@@ -78,20 +78,20 @@ def test_a_held_call_holds_no_connection_while_it_waits(as_bob):
     assert response.status_code == 200
 
 
-def test_calls_beyond_the_turns_wait_for_one(db):
+def test_calls_beyond_the_limit_wait_for_a_place(db):
     release, entered = threading.Event(), []
 
     def hold():
         entered.append(True)
         release.wait(5)
 
-    holders = [in_a_request(hold) for _ in range(TURNS)]
+    holders = [in_a_request(hold) for _ in range(MAX_DATABASE_REQUESTS)]
     deadline = time.monotonic() + 5
-    while len(entered) < TURNS and time.monotonic() < deadline:
+    while len(entered) < MAX_DATABASE_REQUESTS and time.monotonic() < deadline:
         time.sleep(0.01)
     late = in_a_request(lambda: entered.append("late"))
     time.sleep(0.3)
-    assert entered == [True] * TURNS
+    assert entered == [True] * MAX_DATABASE_REQUESTS
     release.set()
     late.join(5)
     assert entered[-1] == "late"
