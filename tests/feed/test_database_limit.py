@@ -14,8 +14,8 @@ from feed.hub import HUB
 from parley_site.database_limit import MAX_DATABASE_REQUESTS, using_database
 
 
-def free_places():
-    """How many places in the limit threads of their own can take within a second."""
+def free_room():
+    """How many threads of their own can enter the limit within a second."""
     release, taken = threading.Event(), []
 
     def take():
@@ -64,7 +64,7 @@ def while_held(agent, check):
 
 @pytest.mark.django_db(transaction=True)  # a woken call re-reads on a thread of the feed's own
 def test_a_held_call_gives_back_its_place_in_the_limit_while_it_waits(as_bob):
-    free, response = while_held(as_bob, free_places)
+    free, response = while_held(as_bob, free_room)
     assert free == MAX_DATABASE_REQUESTS
     assert (response.status_code, response.json()["items"]) == (200, [])
 

@@ -168,7 +168,7 @@ def in_thread(send, results):
 
 def answer_held_before_its_commit(agent, thread, results):
     """`agent`'s keyed answer to `thread`, running in a thread of its own and stopped right before its
-    commit, after it has taken its places in every list, until the returned Hold is released."""
+    commit, after it has taken its cursor positions, until the returned Hold is released."""
     hold = Hold(agent.identity, "slow")
     hold.start()
     assert hold.ready.wait(10)
@@ -199,9 +199,9 @@ def test_a_poller_misses_nothing_when_writes_commit_out_of_order(path, params, o
     assert sorted(threads) == sorted([first, second]), "a poller following the cursor missed a write"
 
 
-def test_a_plain_note_never_waits_for_the_writes_that_hold_the_lists_places(on_postgresql, make_token):
-    """forum.sequences: only a write that draws a place in a list (a new thread, event, claim or awaiting)
-    takes the places lock. A note that moves nothing passes a write holding it; an answer waits for it."""
+def test_a_plain_note_never_waits_for_the_writes_that_hold_the_cursor_order_lock(on_postgresql, make_token):
+    """forum.sequences: only a write that takes a cursor position (a new thread, event, claim or awaiting)
+    takes the cursor-order lock. A note that moves nothing passes a write holding it; an answer waits for it."""
     alice, bob, carol = (Agent(make_token(handle)) for handle in ("alice", "bob", "carol"))
     held, other = alice.ask("Held?"), alice.ask("Other?")
     results = []
@@ -216,7 +216,7 @@ def test_a_plain_note_never_waits_for_the_writes_that_hold_the_lists_places(on_p
     for worker in (slow, answer, hold):
         worker.join(30)
     assert noted_while_held == [201]
-    assert answer_waited, "an answer draws an inbox place and an event id: it waits for the places"
+    assert answer_waited, "an answer takes an inbox position and an event id: it waits for the lock"
     assert sorted(response.status_code for response in results) == [201, 201, 201]
 
 
