@@ -1,12 +1,14 @@
 """The rooms of the house (docs/architecture.md) and the arrows between them: dependencies point down, from
 the doors through the operations to the services and selectors, the policies and the models."""
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ("forum", "console", "feed", "dialectic", "mcp_bridge", "bench")
+NOT_OURS = {"staticfiles", "artifacts", "__pycache__"}  # made by running the project, and ignored by git
 
 
 def imported_modules(path):
@@ -54,3 +56,13 @@ def test_the_policies_read_only_the_acts_table_and_the_models():
     for policies in ("forum/policies.py", "dialectic/policies.py"):
         allowed = {"forum.acts", "forum.models", "forum.policies", "dialectic.models"}
         assert {module for module in imported_modules(ROOT / policies) if module.split(".")[0] in APPS} <= allowed
+
+
+def test_the_readmes_layout_table_names_every_folder_of_the_tree_and_only_those():
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("## Layout"):readme.index("\n\n", readme.index("| folder |"))]
+    named = {folder.strip("/") for folder in re.findall(r"`([\w/]+/)`", table)}
+    folders = {path.name for path in ROOT.iterdir()
+               if path.is_dir() and not path.name.startswith(".") and path.name not in NOT_OURS}
+    assert {folder for folder in named if "/" not in folder} == folders
+    assert all((ROOT / folder).is_dir() for folder in named)
