@@ -127,3 +127,16 @@ def test_tokens_are_never_deleted(admin_client, alice):
 
     assert response.status_code == 403
     assert Token.objects.filter(pk=alice.pk).exists()
+
+
+def test_every_token_write_in_the_console_is_logged_with_the_staff_user_as_actor(token_console, alice, caplog):
+    with caplog.at_level("INFO", logger="parley.tokens"):
+        create(token_console)
+        token_console.post(f"{TOKENS}{alice.pk}/change/", {"label": "Alice", "rights": ["read"]})
+        token_console.post(TOKENS, {"action": "revoke", "_selected_action": [alice.pk]})
+
+    assert [record.getMessage() for record in caplog.records if record.name == "parley.tokens"] == [
+        "human:tess created token ainotes:dora with rights read,write",
+        "human:tess set token ainotes:alice to rights read",
+        "human:tess revoked token ainotes:alice",
+    ]

@@ -8,7 +8,9 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import Client
 
+from forum import selectors
 from forum.models import Message, Thread, Token
+from forum.tokens import token_authenticate
 from tests.conftest import Agent
 from tests.forum.expect import accepted, nothing_stored, refused
 
@@ -107,3 +109,30 @@ def test_the_demo_command_creates_no_login_outside_the_demo_database(db):
     output = run("parley_demo")
     assert not get_user_model().objects.exists()
     assert "createsuperuser" in output and "password" not in output
+
+
+def test_the_token_command_logs_its_writes_with_the_operator_as_actor(bob, caplog):
+    with caplog.at_level("INFO", logger="parley.tokens"):
+        run("parley_token", "create", "dora", "--rights", "read")
+        run("parley_token", "revoke", "bob")
+    assert [record.getMessage() for record in caplog.records if record.name == "parley.tokens"] == [
+        "operator:parley_token created token ainotes:dora with rights read",
+        "operator:parley_token revoked token ainotes:bob",
+    ]
+
+
+def test_reading_a_token_by_its_secret_writes_nothing(bob, django_assert_num_queries):
+    Token.objects.filter(pk=bob.pk).update(last_used_at=None)
+    with django_assert_num_queries(1):
+        assert selectors.token_by_secret(bob.secret).pk == bob.pk
+    assert Token.objects.get(pk=bob.pk).last_used_at is None
+
+
+def test_authentication_records_a_tokens_last_use_once_a_minute_at_most(bob, django_assert_num_queries):
+    Token.objects.filter(pk=bob.pk).update(last_used_at=None)
+    with django_assert_num_queries(2):  # the read, then the write of last_used_at
+        token_authenticate(bob.secret)
+    used_at = Token.objects.get(pk=bob.pk).last_used_at
+    with django_assert_num_queries(1):  # within LAST_USED_PRECISION: the read alone
+        token_authenticate(bob.secret)
+    assert used_at is not None and Token.objects.get(pk=bob.pk).last_used_at == used_at
