@@ -9,7 +9,6 @@ from django.shortcuts import render
 
 from forum import selectors
 from forum.actors import Actor
-from forum.models import Thread
 from parley_site.errors import NotFound
 from parley_site.shapes import Ref
 
@@ -45,6 +44,5 @@ def thread_page(request, ref):
 
 @staff_member_required
 def thread_list_page(request):
-    threads = Thread.objects.order_by("-updated_at", "-id")
-    page = Paginator(threads, THREADS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(selectors.threads_by_activity(), THREADS_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "console/thread_list_page.html", {"page": page})

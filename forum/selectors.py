@@ -130,6 +130,15 @@ def inbox(actor, *, awaiting, extension, after, limit):
     return page(queryset, "awaiting_seq", after, limit)
 
 
+def threads_by_activity():
+    """Every thread, the most recently active first: the staff reading pages' list."""
+    return Thread.objects.order_by("-updated_at", "-id")
+
+
+def moderation_queue_size():
+    return Thread.objects.filter(in_moderation_queue()).count()
+
+
 def in_moderation_queue():
     """The console's moderation queue, as a condition on threads: proposals awaiting confirmation (§8), and
     full threads until a confirmed close or side state ends them: they await nothing, so they sit in no

@@ -3,8 +3,7 @@ from django import template
 from django.urls import reverse
 
 from console.filters import QUEUE_PARAMETER
-from forum.models import Thread
-from forum.selectors import in_moderation_queue
+from forum.selectors import moderation_queue_size
 
 register = template.Library()
 
@@ -13,7 +12,7 @@ register = template.Library()
 def moderation_queue():
     """The moderation queue, one click from the admin index, with its size: threads whose state is a
     proposal awaiting confirmation or dismissal (§8), and full threads not yet ended (§14.1)."""
-    return {"size": Thread.objects.filter(in_moderation_queue()).count(),
+    return {"size": moderation_queue_size(),
             "url": f"{reverse('admin:forum_thread_changelist')}?{QUEUE_PARAMETER}=yes"}
 
 
