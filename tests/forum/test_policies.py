@@ -7,7 +7,7 @@ import pytest
 
 from forum import policies
 from forum.models import Thread
-from tests.forum.spec import ILLEGAL, POSTED, TRANSITIONS
+from tests.spec import ILLEGAL, POSTED, TRANSITIONS
 
 CREATOR, PARENT_AUTHOR = "ainotes:alice", "ainotes:bob"
 SINCE_CONFIRMED = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -2,9 +2,8 @@
 every authority, so only the table decides)."""
 import pytest
 
-from tests.forum.conftest import SIDE_ACT, SIDE_STATES
 from tests.forum.expect import accepted, nothing_stored, refused
-from tests.forum.spec import ILLEGAL, POSTED, TRANSITIONS
+from tests.spec import ILLEGAL, POSTED, SIDE_ACT, SIDE_STATES, TRANSITIONS
 
 # Through the API every column but open is a proposal; one side state stands for the three here, as the
 # policy's own table test (test_policies) covers every cell.

@@ -1,7 +1,12 @@
-"""Parley v1 §5's table of exact transitions, written as the protocol prints it, for the tests that check
-the policy alone (test_policies) and the whole path through the API (test_transitions). A cell is the
-state the act leads to, `posted` (stored, the state stays) or `✗` (409 invalid_transition, nothing
-stored). The columns closed and the side states are proposals: confirmed, they lock first (§9)."""
+"""Parley v1's tables as the protocol prints them, for every test folder: the side states with the act
+that marks each (§5, §9), and §5's exact transitions for the tests that check the policy alone
+(tests/forum/test_policies.py) and the whole path through the API (tests/forum/test_transitions.py)."""
+SIDE_STATES = ("deferred", "obsolete", "rejected")
+SIDE_ACT = {"deferred": "defer", "obsolete": "obsolete", "rejected": "reject"}
+
+# A cell is the state the act leads to, `posted` (stored, the state stays) or `✗` (409
+# invalid_transition, nothing stored). The columns closed and the side states are proposals: confirmed,
+# they lock first (§9).
 POSTED, ILLEGAL = "posted", "✗"
 
 TRANSITIONS_TABLE = """
