@@ -40,6 +40,11 @@ class Slots:
                     return slot
             return None
 
+    def held(self, kind, owner):
+        """How many slots of that kind this process holds for `owner` now."""
+        with self._lock:
+            return len(self._held.get((kind, owner), ()))
+
     def release(self, kind, owner, slot):
         with self._lock:
             self._held[kind, owner].discard(slot)

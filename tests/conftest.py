@@ -1,8 +1,10 @@
-"""Personas: alice and bob write, mod holds lock, mallory only reads, a human staff user."""
+"""Personas: alice and bob write, mod holds lock, mallory only reads, a human staff user; and thread_in,
+the one builder of threads in every state of §9."""
 
 import pytest
 from rest_framework.test import APIClient
 
+from tests.spec import SIDE_ACT, SIDE_STATES
 
 
 @pytest.fixture
@@ -132,3 +134,28 @@ def as_human(human, agent):
     moderator = agent(None)
     moderator.client.force_login(human)
     return moderator
+
+
+@pytest.fixture
+def thread_in(as_alice, as_bob, as_mod):
+    """build(state, confirmed=False, title=...) -> thread id: the one way tests bring a thread to a state of
+    §9. Alice opens it and moves it by her proposals (bob answers); mod confirms when asked to."""
+
+    def build(state, confirmed=False, title="Which port does Parley use?"):
+        thread = as_alice.ask(title)
+        steps = {
+            "open": [],
+            "answered": [(as_bob, "answer")],
+            "decided": [(as_alice, "decide")],
+            "closed": [(as_bob, "answer"), (as_alice, "close")],
+            **{side: [(as_alice, SIDE_ACT[side])] for side in SIDE_STATES},
+        }[state]
+        for speaker, kind in steps:
+            response = speaker.say(kind, f"{kind} it", thread=thread)
+            assert response.status_code == 201, response.json()
+        if confirmed and steps:
+            response = as_mod.post(f"/api/v1/threads/{thread}/confirm")
+            assert response.status_code == 200, response.json()
+        return thread
+
+    return build

@@ -1,7 +1,10 @@
 from django.db import migrations
 
 from forum.migration_operations import RunSQLOnPostgreSQL
-from forum.sequences import AWAITING_SEQUENCE
+
+# As forum.sequences named it when this migration was written; a migration keeps its own constants, so
+# renaming the runtime one later cannot rewrite history.
+AWAITING_SEQUENCE = "forum_thread_awaiting_seq"
 
 
 class Migration(migrations.Migration):

@@ -32,23 +32,20 @@ def token_console(token_keeper):
     return logged_in(token_keeper)
 
 
+# The console's stages, each a state of tests/conftest.py's thread_in.
+STAGES = {"open": ("open", False), "answered": ("answered", False), "proposed_close": ("closed", False),
+          "confirmed_close": ("closed", True)}
+
+
 @pytest.fixture
-def make_thread(as_alice, as_bob, as_mod):
-    """A new thread brought to `stage` through the API: open, answered (bob's proposal), proposed_close
-    (alice, the creator without `lock`, proposes to close: a proposal awaiting a moderator, §8) or
-    confirmed_close (mod confirmed it: locked)."""
-    stages = ["open", "answered", "proposed_close", "confirmed_close"]
+def make_thread(thread_in):
+    """A new thread brought to `stage`: open, answered (bob's proposal), proposed_close (alice, the creator
+    without `lock`, proposes to close: a proposal awaiting a moderator, §8) or confirmed_close (mod
+    confirmed it: locked)."""
 
     def make(stage, title="Which queue should we use?"):
-        ref = as_alice.ask(title)
-        steps = [
-            lambda: as_bob.say("answer", "RabbitMQ", thread=ref),
-            lambda: as_alice.say("close", "Settled, closing.", thread=ref),
-            lambda: as_mod.post(f"/api/v1/threads/{ref}/confirm"),
-        ]
-        for step in steps[:stages.index(stage)]:
-            assert step().status_code in (200, 201)
-        return ref
+        state, confirmed = STAGES[stage]
+        return thread_in(state, confirmed, title=title)
 
     return make
 

@@ -1,8 +1,6 @@
 """Dialectic personas and helpers: vera holds `verify`; alice's thread carries alice's claim."""
 import pytest
 
-from dialectic.models import Claim, ClaimAct
-from forum.models import Message, StateEvent
 from tests.conftest import Agent
 
 URL_PROOF = {"kind": "url", "ref": "https://example.org/evidence"}
@@ -40,18 +38,3 @@ def act(agent, kind, claim, thread, proof=(URL_PROOF,), body="see the proof", **
 @pytest.fixture
 def claim(as_alice, thread):
     return assert_claim(as_alice, thread)
-
-
-def footprint():
-    """Everything a write may store: a refused write leaves all four counts as they were."""
-    return (Message.objects.count(), StateEvent.objects.count(), Claim.objects.count(),
-            ClaimAct.objects.count())
-
-
-def assert_refused(response, status, reason, before, **detail):
-    body = response.json()
-    assert response.status_code == status, body
-    assert body["error"]["reason"] == reason, body
-    for name, value in detail.items():
-        assert body["error"]["detail"][name] == value, body
-    assert footprint() == before

@@ -7,7 +7,8 @@ from django.contrib.messages import get_messages
 from dialectic.models import Claim
 from forum.models import StateEvent
 from tests.console.console import grant, logged_in
-from tests.dialectic.conftest import act, assert_claim, footprint
+from tests.dialectic.conftest import act, assert_claim
+from tests.forum.expect import nothing_stored
 
 CHANGELIST = "/admin/dialectic/claim/"
 
@@ -93,29 +94,26 @@ def test_a_moderator_refutes_a_claim_with_a_proof_from_the_claim_page(console, s
     ({"proof_kind": "url", "proof_ref": "https://example.org/", "body": "   "}, "body must be at least 1"),
 ])
 def test_a_refutation_with_a_bad_proof_or_body_is_refused_on_the_form(console, supported, form, error):
-    before = footprint()
-    data = {"apply": "1", "body": "Wrong.", "proof_note": "", **form}
-    response = run_action(console, "refute", [supported], **data)
-    assert response.status_code == 200
-    assert "invalid_body" in response.content.decode() and error in response.content.decode()
-    assert footprint() == before
+    with nothing_stored():
+        data = {"apply": "1", "body": "Wrong.", "proof_note": "", **form}
+        response = run_action(console, "refute", [supported], **data)
+        assert response.status_code == 200
+        assert "invalid_body" in response.content.decode() and error in response.content.decode()
 
 
 def test_an_illegal_act_is_reported_with_the_apis_reason(console, claim):
-    before = footprint()
-    response = run_action(console, "verify", [claim], apply="1", body="Sealed?", proof_kind="", proof_ref="",
-                          proof_note="")
-    assert any(report.startswith(f"{claim}: refused — invalid_transition") for report in reports(response))
-    assert footprint() == before
+    with nothing_stored():
+        response = run_action(console, "verify", [claim], apply="1", body="Sealed?", proof_kind="", proof_ref="",
+                              proof_note="")
+        assert any(report.startswith(f"{claim}: refused — invalid_transition") for report in reports(response))
 
 
 def test_staff_without_the_moderate_permission_cannot_act(reader_console, supported):
-    before = footprint()
-    assert reader_console.get(f"{CHANGELIST}{number(supported)}/act/verify/").status_code == 403
-    response = run_action(reader_console, "verify", [supported], apply="1", body="x", proof_kind="",
-                          proof_ref="", proof_note="")
-    assert "Verified" not in " ".join(reports(response))
-    assert footprint() == before
+    with nothing_stored():
+        assert reader_console.get(f"{CHANGELIST}{number(supported)}/act/verify/").status_code == 403
+        response = run_action(reader_console, "verify", [supported], apply="1", body="x", proof_kind="",
+                              proof_ref="", proof_note="")
+        assert "Verified" not in " ".join(reports(response))
 
 
 def test_claims_cannot_be_added_changed_or_deleted_in_the_console(console, claim):

@@ -2,7 +2,8 @@
 proofs validated per kind. Every refusal is 400 invalid_body naming the field, and stores nothing."""
 import pytest
 
-from tests.dialectic.conftest import URL_PROOF, act, assert_claim, assert_refused, footprint
+from tests.dialectic.conftest import URL_PROOF, act, assert_claim
+from tests.forum.expect import nothing_stored, refused
 
 GOOD_PROOFS = [
     {"kind": "url", "ref": "https://example.org/paper.pdf"},
@@ -50,9 +51,9 @@ def test_it_accepts_a_well_formed_proof_of_each_kind(as_bob, thread, claim, proo
 
 @pytest.mark.parametrize("proof", BAD_REFS, ids=lambda proof: f"{proof['kind']}:{proof['ref'][:30]}")
 def test_it_refuses_a_proof_whose_ref_does_not_fit_its_kind(as_bob, thread, claim, proof):
-    before = footprint()
-    response = act(as_bob, "attest", claim, thread, proof=[URL_PROOF, proof])
-    assert_refused(response, 400, "invalid_body", before, field="proof[1].ref")
+    with nothing_stored():
+        response = act(as_bob, "attest", claim, thread, proof=[URL_PROOF, proof])
+        refused(response, 400, "invalid_body", field="proof[1].ref")
 
 
 @pytest.mark.parametrize("proof, field", [
@@ -66,15 +67,14 @@ def test_it_refuses_a_proof_whose_ref_does_not_fit_its_kind(as_bob, thread, clai
     ("https://example.org/", "proof[0]"),
 ])
 def test_it_refuses_a_malformed_proof_naming_the_culprit(as_bob, thread, claim, proof, field):
-    before = footprint()
-    assert_refused(act(as_bob, "attest", claim, thread, proof=[proof]), 400, "invalid_body", before,
-                   field=field)
+    with nothing_stored():
+        refused(act(as_bob, "attest", claim, thread, proof=[proof]), 400, "invalid_body", field=field)
 
 
 def test_it_refuses_more_than_proofs_per_act_max_proofs(as_bob, thread, claim):
-    before = footprint()
-    response = act(as_bob, "attest", claim, thread, proof=[URL_PROOF] * 9)
-    assert_refused(response, 400, "invalid_body", before, field="proof")
+    with nothing_stored():
+        response = act(as_bob, "attest", claim, thread, proof=[URL_PROOF] * 9)
+        refused(response, 400, "invalid_body", field="proof")
 
 
 def test_it_accepts_exactly_proofs_per_act_max_proofs(as_bob, thread, claim):
@@ -84,16 +84,16 @@ def test_it_accepts_exactly_proofs_per_act_max_proofs(as_bob, thread, claim):
 
 @pytest.mark.parametrize("kind", ["attest", "refute"])
 def test_it_refuses_an_attest_or_refute_without_proof(as_bob, thread, claim, kind):
-    before = footprint()
-    assert_refused(act(as_bob, kind, claim, thread, proof=None), 400, "invalid_body", before, field="proof")
-    assert_refused(act(as_bob, kind, claim, thread, proof=[]), 400, "invalid_body", before, field="proof")
+    with nothing_stored():
+        refused(act(as_bob, kind, claim, thread, proof=None), 400, "invalid_body", field="proof")
+        refused(act(as_bob, kind, claim, thread, proof=[]), 400, "invalid_body", field="proof")
 
 
 @pytest.mark.parametrize("kind", ["attest", "refute", "verify"])
 def test_it_refuses_an_act_on_a_claim_without_naming_the_claim(as_bob, thread, claim, kind):
-    before = footprint()
-    response = as_bob.say(kind, "no target", thread=thread, proof=[URL_PROOF])
-    assert_refused(response, 400, "invalid_body", before, field="claim")
+    with nothing_stored():
+        response = as_bob.say(kind, "no target", thread=thread, proof=[URL_PROOF])
+        refused(response, 400, "invalid_body", field="claim")
 
 
 @pytest.mark.parametrize("kind, field, value", [
@@ -103,10 +103,10 @@ def test_it_refuses_an_act_on_a_claim_without_naming_the_claim(as_bob, thread, c
     ("verify", "supersedes", ["cl_1"]),
 ])
 def test_it_refuses_a_profile_field_its_kind_does_not_take(as_vera, thread, claim, kind, field, value):
-    before = footprint()
-    envelope = {"claim": claim, "proof": [URL_PROOF]} if kind != "assert" else {}
-    response = as_vera.say(kind, "text", thread=thread, **{**envelope, field: value})
-    assert_refused(response, 400, "invalid_body", before, field=field)
+    with nothing_stored():
+        envelope = {"claim": claim, "proof": [URL_PROOF]} if kind != "assert" else {}
+        response = as_vera.say(kind, "text", thread=thread, **{**envelope, field: value})
+        refused(response, 400, "invalid_body", field=field)
 
 
 @pytest.mark.parametrize("field, value", [
@@ -114,18 +114,18 @@ def test_it_refuses_a_profile_field_its_kind_does_not_take(as_vera, thread, clai
     ("valid_until", "2999-01-01T00:00:00Z"),
 ])
 def test_it_refuses_profile_fields_on_core_kinds_as_unknown(as_bob, thread, claim, field, value):
-    before = footprint()
-    response = as_bob.say("note", "text", thread=thread, **{field: value})
-    assert_refused(response, 400, "invalid_body", before, field=field)
+    with nothing_stored():
+        response = as_bob.say("note", "text", thread=thread, **{field: value})
+        refused(response, 400, "invalid_body", field=field)
 
 
 @pytest.mark.parametrize("value, field", [
     ("cl_x", "claim"), (0, "claim"), ("th_1", "claim"), (True, "claim"),
 ])
 def test_it_refuses_a_malformed_claim_id(as_bob, thread, claim, value, field):
-    before = footprint()
-    response = as_bob.say("attest", "text", thread=thread, claim=value, proof=[URL_PROOF])
-    assert_refused(response, 400, "invalid_body", before, field=field)
+    with nothing_stored():
+        response = as_bob.say("attest", "text", thread=thread, claim=value, proof=[URL_PROOF])
+        refused(response, 400, "invalid_body", field=field)
 
 
 def test_it_accepts_a_claim_as_bare_number_or_digit_string(as_bob, as_carol, thread, claim):
@@ -135,45 +135,45 @@ def test_it_accepts_a_claim_as_bare_number_or_digit_string(as_bob, as_carol, thr
 
 
 def test_it_refuses_a_valid_until_in_the_past(as_alice, thread):
-    before = footprint()
-    response = as_alice.say("assert", "stale", thread=thread, valid_until="2020-01-01T00:00:00Z")
-    assert_refused(response, 400, "invalid_body", before, field="valid_until")
+    with nothing_stored():
+        response = as_alice.say("assert", "stale", thread=thread, valid_until="2020-01-01T00:00:00Z")
+        refused(response, 400, "invalid_body", field="valid_until")
 
 
 def test_it_refuses_a_valid_until_without_offset(as_alice, thread):
-    before = footprint()
-    response = as_alice.say("assert", "naive", thread=thread, valid_until="2999-01-01T00:00:00")
-    assert_refused(response, 400, "invalid_body", before, field="valid_until")
+    with nothing_stored():
+        response = as_alice.say("assert", "naive", thread=thread, valid_until="2999-01-01T00:00:00")
+        refused(response, 400, "invalid_body", field="valid_until")
 
 
 def test_it_refuses_a_claim_listed_twice_in_supersedes(as_alice, thread, claim):
-    before = footprint()
-    response = as_alice.say("assert", "newer", thread=thread, supersedes=[claim, claim])
-    assert_refused(response, 400, "invalid_body", before, field="supersedes[1]")
+    with nothing_stored():
+        response = as_alice.say("assert", "newer", thread=thread, supersedes=[claim, claim])
+        refused(response, 400, "invalid_body", field="supersedes[1]")
 
 
 def test_it_refuses_more_than_supersedes_max_claims(as_alice, thread):
     claims = [assert_claim(as_alice, thread, f"claim {n}") for n in range(9)]
-    before = footprint()
-    response = as_alice.say("assert", "newer", thread=thread, supersedes=claims)
-    assert_refused(response, 400, "invalid_body", before, field="supersedes")
+    with nothing_stored():
+        response = as_alice.say("assert", "newer", thread=thread, supersedes=claims)
+        refused(response, 400, "invalid_body", field="supersedes")
 
 
 def test_it_refuses_an_empty_supersedes_list(as_alice, thread):
-    before = footprint()
-    response = as_alice.say("assert", "newer", thread=thread, supersedes=[])
-    assert_refused(response, 400, "invalid_body", before, field="supersedes")
+    with nothing_stored():
+        response = as_alice.say("assert", "newer", thread=thread, supersedes=[])
+        refused(response, 400, "invalid_body", field="supersedes")
 
 
 def test_it_refuses_an_assert_without_a_thread(as_alice):
-    before = footprint()
-    assert_refused(as_alice.say("assert", "floating"), 400, "invalid_body", before, field="thread")
+    with nothing_stored():
+        refused(as_alice.say("assert", "floating"), 400, "invalid_body", field="thread")
 
 
 def test_it_reports_invalid_body_before_a_missing_right(as_mallory, thread, claim):
-    before = footprint()
-    response = act(as_mallory, "attest", claim, thread, proof=None)
-    assert_refused(response, 400, "invalid_body", before, field="proof")
+    with nothing_stored():
+        response = act(as_mallory, "attest", claim, thread, proof=None)
+        refused(response, 400, "invalid_body", field="proof")
 
 
 def test_the_post_input_schema_describes_the_profile_fields_as_they_are_enforced():

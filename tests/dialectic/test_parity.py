@@ -5,7 +5,8 @@ import pytest
 
 from forum.operations import OPERATIONS
 from tests.conftest import Agent
-from tests.dialectic.conftest import URL_PROOF, act, footprint
+from tests.dialectic.conftest import URL_PROOF, act
+from tests.forum.expect import nothing_stored
 from tests.mcp_bridge.conftest import McpAgent, refusal
 
 
@@ -37,14 +38,13 @@ def test_read_claim_and_list_claims_answer_alike_through_both_doors(as_bob, bob,
 ])
 def test_a_refused_act_is_refused_alike_through_both_doors(request, thread, claim, persona, kind, status, reason):
     token = request.getfixturevalue(persona)
-    before = footprint()
-    rest = act(Agent(token), kind, claim, thread)
-    envelope = {"kind": kind, "body": "see the proof", "thread": thread, "claim": claim, "proof": [URL_PROOF]}
-    error = refusal(McpAgent(token).call("post", envelope))
-    assert rest.status_code == status == error["status"]
-    assert {**rest.json()["error"], "status": status} == error
-    assert error["reason"] == reason
-    assert footprint() == before
+    with nothing_stored():
+        rest = act(Agent(token), kind, claim, thread)
+        envelope = {"kind": kind, "body": "see the proof", "thread": thread, "claim": claim, "proof": [URL_PROOF]}
+        error = refusal(McpAgent(token).call("post", envelope))
+        assert rest.status_code == status == error["status"]
+        assert {**rest.json()["error"], "status": status} == error
+        assert error["reason"] == reason
 
 
 def test_an_unknown_claim_is_not_found_alike_through_both_doors(as_bob, bob, claim):

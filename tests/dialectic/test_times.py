@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.dialectic.conftest import assert_refused, footprint
+from tests.forum.expect import nothing_stored, refused, world
 from tests.mcp_bridge.conftest import McpAgent, refusal
 
 ODD_TIMES = [
@@ -27,17 +27,16 @@ ODD_TIMES = [
 
 @pytest.mark.parametrize("value", ODD_TIMES)
 def test_it_refuses_a_valid_until_outside_the_times_of_14_1(value, as_alice, thread):
-    before = footprint()
-    response = as_alice.say("assert", "odd time", thread=thread, valid_until=value)
-    assert_refused(response, 400, "invalid_body", before, field="valid_until")
+    with nothing_stored():
+        response = as_alice.say("assert", "odd time", thread=thread, valid_until=value)
+        refused(response, 400, "invalid_body", field="valid_until")
 
 
 def test_it_refuses_an_odd_valid_until_over_mcp_as_a_refusal_not_a_fault(alice, thread):
-    before = footprint()
-    error = refusal(McpAgent(alice).call("post", {"kind": "assert", "body": "odd time", "thread": thread,
-                                                  "valid_until": "2999-01-01T00:00:00+16:00"}))
-    assert (error["status"], error["reason"], error["detail"]["field"]) == (400, "invalid_body", "valid_until")
-    assert footprint() == before
+    with nothing_stored():
+        error = refusal(McpAgent(alice).call("post", {"kind": "assert", "body": "odd time", "thread": thread,
+                                                      "valid_until": "2999-01-01T00:00:00+16:00"}))
+        assert (error["status"], error["reason"], error["detail"]["field"]) == (400, "invalid_body", "valid_until")
 
 
 @pytest.mark.parametrize("value, stored", [
@@ -77,11 +76,12 @@ def unthrottled(settings):
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(value=TIMES)
 def test_any_valid_until_is_accepted_as_the_same_instant_or_refused_naming_it(value, as_alice, thread, unthrottled):
-    before = footprint()
+    before = world()
     response = as_alice.say("assert", "a time", thread=thread, valid_until=value)
     assert response.status_code in (201, 400), response.content[:300]
     if response.status_code == 400:
-        assert_refused(response, 400, "invalid_body", before, field="valid_until")
+        refused(response, 400, "invalid_body", field="valid_until")
+        assert world() == before, "a refused request changed stored state"
         return
     # Accepted: a time of the §14.1 form, and the claim keeps its instant (Python cuts fractions at 6 digits).
     assert value[10] == "T" and value[-1] != "z", value

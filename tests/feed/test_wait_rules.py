@@ -6,6 +6,7 @@ import time
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
+from feed.slots import SLOTS, WAITS, owner_key
 from forum.actors import Actor
 from forum.operations import INBOX, call
 from forum.tokens import token_revoke
@@ -134,6 +135,15 @@ def held_calls(*calls):
     return async_to_sync(together)()
 
 
+async def until_holding(token, count, seconds=5):
+    """Until `count` waits of the token's line hold their slots: the calls started alongside have got that
+    far (instead of sleeping and hoping they have)."""
+    owner, deadline = owner_key(Actor.for_token(token)), time.monotonic() + seconds
+    while SLOTS.held(WAITS, owner) < count:
+        assert time.monotonic() < deadline, f"{count} waits did not hold within {seconds} s"
+        await asyncio.sleep(0.01)
+
+
 def rest_wait(agent, seconds):
     return lambda: agent.client.client.get("/api/v1/inbox", {"wait": seconds}, headers=agent.client.defaults)
 
@@ -148,7 +158,7 @@ def test_the_fifth_concurrent_wait_of_one_token_is_refused_limit_exceeded(as_bob
             content_type="application/json", headers=mcp_agent.headers({}))
 
     async def fifth():
-        await asyncio.sleep(0.5)  # the four others hold by now
+        await until_holding(bob, 4)
         return await rest_wait(as_bob, 2)()
     *held, refused = held_calls(rest_wait(as_bob, 2), rest_wait(as_bob, 2), mcp_wait, mcp_wait, fifth)
     assert [response.status_code for response in held] == [200] * 4
@@ -159,11 +169,11 @@ def test_the_fifth_concurrent_wait_of_one_token_is_refused_limit_exceeded(as_bob
     assert refused.json()["error"]["detail"]["limit"] == "waits_per_token_max"
 
 
-def test_a_wait_with_something_to_answer_answers_whatever_the_line_holds(as_alice, as_bob):
+def test_a_wait_with_something_to_answer_answers_whatever_the_line_holds(as_alice, as_bob, bob):
     thread = as_alice.ask("Already here")
 
     async def fifth():
-        await asyncio.sleep(0.5)
+        await until_holding(bob, 4)
         return await rest_wait(as_bob, 30)()
     cursor = as_bob.get("/api/v1/inbox").json()["cursor"]
     waits = [lambda: as_bob.client.client.get("/api/v1/inbox", {"wait": 1, "since": cursor},
@@ -180,7 +190,7 @@ def test_the_waits_of_one_token_do_not_count_against_another(as_alice, as_bob):
 
 def test_a_wait_answers_token_invalid_once_its_token_is_revoked_meanwhile(as_alice, as_bob, bob):
     async def revoke_and_write():
-        await asyncio.sleep(0.5)
+        await until_holding(bob, 1)
         await sync_to_async(token_revoke)(OPERATOR, bob.pk)
         await sync_to_async(as_alice.ask)("Posted after the revocation")  # wakes a waiter on SQLite too
     response, _ = held_calls(rest_wait(as_bob, 10), revoke_and_write)

@@ -1,8 +1,8 @@
 """§7: who may mark, reopen, confirm and dismiss; §8: whose mark is a proposal."""
 import pytest
 
-from tests.forum.conftest import SIDE_STATES
 from tests.forum.expect import accepted, nothing_stored, refused
+from tests.spec import SIDE_STATES
 
 MARKS = ["decide", "close", "defer", "obsolete", "reject"]
 

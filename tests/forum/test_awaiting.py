@@ -2,8 +2,8 @@
 records the `awaiting` it left."""
 import pytest
 
-from tests.forum.conftest import SIDE_ACT, SIDE_STATES
 from tests.forum.expect import accepted
+from tests.spec import SIDE_ACT, SIDE_STATES
 
 
 def awaiting(written):

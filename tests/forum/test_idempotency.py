@@ -117,24 +117,24 @@ def test_reads_ignore_the_idempotency_header(thread_in, as_bob):
     assert Message.objects.count() == 1
 
 
-def test_a_key_is_remembered_for_24_hours_only(thread_in, as_bob, monkeypatch):
+def test_a_key_is_remembered_for_24_hours_only(thread_in, as_bob, time_machine):
     from datetime import timedelta
 
     from django.utils import timezone
 
     thread = thread_in("open")
-    real_now = timezone.now
-    monkeypatch.setattr(timezone, "now", lambda: real_now() - timedelta(hours=23, minutes=59))
+    now = timezone.now()
+    time_machine.move_to(now - timedelta(hours=23, minutes=59))
     first = accepted(keyed(as_bob, "daily", kind="note", body="same", thread=thread))
-    monkeypatch.setattr(timezone, "now", real_now)
+    time_machine.move_to(now)
     assert accepted(keyed(as_bob, "daily", kind="note", body="same", thread=thread)) == first
-    monkeypatch.setattr(timezone, "now", lambda: real_now() + timedelta(minutes=2))
+    time_machine.move_to(now + timedelta(minutes=2))
     fresh = accepted(keyed(as_bob, "daily", kind="note", body="same", thread=thread))
     assert fresh["message"]["id"] != first["message"]["id"]
 
 
 def test_expired_records_are_purged_on_the_write_path_oldest_first_a_bounded_batch_at_a_time(
-        thread_in, as_bob, monkeypatch, django_capture_on_commit_callbacks):
+        thread_in, as_bob, monkeypatch, time_machine, django_capture_on_commit_callbacks):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -143,11 +143,11 @@ def test_expired_records_are_purged_on_the_write_path_oldest_first_a_bounded_bat
     from forum.models import IdempotencyRecord
 
     thread = thread_in("open")
-    real_now = timezone.now
+    now = timezone.now()
     for hours in (27, 25, 26):
-        monkeypatch.setattr(timezone, "now", lambda hours=hours: real_now() - timedelta(hours=hours))
+        time_machine.move_to(now - timedelta(hours=hours))
         accepted(keyed(as_bob, f"old-{hours}", kind="note", body=f"{hours} hours ago", thread=thread))
-    monkeypatch.setattr(timezone, "now", real_now)
+    time_machine.move_to(now)
     monkeypatch.setattr(idempotency, "PURGE_EVERY", 1)  # 64 in production: "occasionally"
     monkeypatch.setattr(idempotency, "PURGE_BATCH", 2)
     with django_capture_on_commit_callbacks(execute=True):

@@ -122,18 +122,19 @@ def test_writes_per_minute_refuses_the_next_write_with_retry_after(low_limits, t
     assert response["Retry-After"] == str(error["detail"]["retry_after"])
 
 
-def test_a_write_leaves_the_sliding_window_after_60_seconds(low_limits, thread_in, as_bob, monkeypatch):
+def test_a_write_leaves_the_sliding_window_after_60_seconds(low_limits, thread_in, as_bob, time_machine):
     from datetime import timedelta
 
     from django.utils import timezone
 
     low_limits(writes_per_minute=1)
     thread = thread_in("open")
-    accepted(as_bob.say("note", "now", thread=thread))
     start = timezone.now()
-    monkeypatch.setattr(timezone, "now", lambda: start + timedelta(seconds=59))
+    time_machine.move_to(start, tick=False)
+    accepted(as_bob.say("note", "now", thread=thread))
+    time_machine.move_to(start + timedelta(seconds=59), tick=False)
     assert refused(as_bob.say("note", "too soon", thread=thread), 429, "rate_limited")["detail"]["retry_after"] <= 2
-    monkeypatch.setattr(timezone, "now", lambda: start + timedelta(seconds=61))
+    time_machine.move_to(start + timedelta(seconds=61), tick=False)
     accepted(as_bob.say("note", "a minute later", thread=thread))
 
 

@@ -1,8 +1,8 @@
 """§9: a confirmed closed or side-state thread accepts nothing but a reopen by someone entitled to it."""
 import pytest
 
-from tests.forum.conftest import SIDE_STATES
 from tests.forum.expect import accepted, nothing_stored, refused
+from tests.spec import SIDE_STATES
 
 TERMINAL = ("closed",) + SIDE_STATES
 KINDS = ["ask", "note", "answer", "decide", "close", "defer", "obsolete", "reject"]

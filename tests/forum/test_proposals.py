@@ -1,8 +1,8 @@
 """§8: proposals and confirmed marks, confirm and dismiss."""
 import pytest
 
-from tests.forum.conftest import SIDE_STATES
 from tests.forum.expect import accepted, nothing_stored, refused
+from tests.spec import SIDE_STATES
 
 
 def confirm(agent, thread, operation="confirm"):

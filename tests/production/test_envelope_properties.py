@@ -3,8 +3,8 @@ stable §13 reason with its documented status, and a refused post stores nothing
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from forum.models import IdempotencyRecord, Message, StateEvent, Thread
 from parley_site.errors import REFUSALS
+from tests.forum.expect import world
 from tests.production.hostile import THREAD, hostile_body
 
 STATUSES_OF_REASON = {}
@@ -13,11 +13,6 @@ for refusal in REFUSALS:
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
                              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-
-
-def stored_rows():
-    return (Message.objects.count(), Thread.objects.count(), StateEvent.objects.count(),
-            IdempotencyRecord.objects.count())
 
 
 JSONRPC_FAULTS = {-32700, -32600, -32601, -32602}
@@ -29,7 +24,7 @@ def assert_refused_cleanly(response, before):
         return
     error = response.json()["error"]
     assert response.status_code in STATUSES_OF_REASON[error["reason"]], error
-    assert stored_rows() == before, "a refused post stored something"
+    assert world() == before, "a refused post stored something"
 
 
 @pytest.fixture
@@ -47,22 +42,22 @@ def a_thread(as_bob):
 @given(raw=hostile_body)
 def test_no_hostile_body_posted_over_rest_yields_a_5xx_or_stores_anything_when_refused(
         raw, as_alice, a_thread, unthrottled):
-    before = stored_rows()
+    before = world()
     raw = raw.replace(THREAD.encode(), a_thread.encode())
     response = as_alice.client.post("/api/v1/messages", data=raw, content_type="application/json")
     assert_refused_cleanly(response, before)
     if response.status_code == 201:
-        assert stored_rows()[0] == before[0] + 1
+        assert len(world().messages) == len(before.messages) + 1
 
 
 @PROPERTY_SETTINGS
 @given(raw=hostile_body)
 def test_no_hostile_body_posted_without_a_token_gets_past_token_invalid(raw, agent, a_thread):
-    before = stored_rows()
+    before = world()
     response = agent(None).client.post("/api/v1/messages", data=raw, content_type="application/json")
     assert response.status_code == 401
     assert response.json()["error"]["reason"] == "token_invalid"
-    assert stored_rows() == before
+    assert world() == before
 
 
 def mcp_post_frame(raw_arguments):
@@ -75,19 +70,19 @@ def mcp_post_frame(raw_arguments):
 @given(raw=hostile_body)
 def test_no_hostile_body_posted_over_mcp_yields_a_5xx_or_stores_anything_when_refused(
         raw, alice, client, a_thread, unthrottled):
-    before = stored_rows()
+    before = world()
     response = client.post("/mcp", data=mcp_post_frame(raw.replace(THREAD.encode(), a_thread.encode())),
                            content_type="application/json", headers={"Authorization": f"Bearer {alice.secret}"})
     assert response.status_code < 500, response.content[:300]
     answer = response.json()
     if "error" in answer:  # the frame itself broke: a JSON-RPC fault, nothing run
         assert answer["error"]["code"] in JSONRPC_FAULTS
-        assert stored_rows() == before
+        assert world() == before
         return
     result = answer["result"]
     if result.get("isError"):
         error = result["structuredContent"]["error"]
         assert error["status"] in STATUSES_OF_REASON[error["reason"]], error
-        assert stored_rows() == before, "a refused post stored something"
+        assert world() == before, "a refused post stored something"
     else:
-        assert stored_rows()[0] == before[0] + 1
+        assert len(world().messages) == len(before.messages) + 1
