@@ -1,6 +1,7 @@
 """The operations of Parley v1 §12, each declared once: its input shape (which validates arguments and
 becomes the OpenAPI/MCP input schema), its output schema, and the function that runs it. REST views and
 MCP tools are generated from or dispatched through this registry, so neither door can add a rule."""
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -15,6 +16,7 @@ from forum.models import State
 from forum.profiles import annotate_messages, list_items, operation_arguments
 from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, list_schema,
                         message_json, message_tree, strict, thread_json)
+from parley_site import metrics
 from parley_site.errors import InvalidBody
 from parley_site.shapes import Bool, Int, Obj, Ref, Str
 from parley_site.statement_timeout import read_transaction
@@ -44,14 +46,35 @@ def register(operation):
     return operation
 
 
-def call(name, actor, arguments, idempotency_key=None):
-    """Run operation `name` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike.
-    Returns (http status, body), or a forum.held.Held for a list call held open. A keyed write is replayed
-    before its arguments are even read (§13)."""
-    operation = OPERATIONS[name]
+def call(name, actor, arguments, idempotency_key=None, *, door):
+    """Run operation `name` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike, and
+    where each is counted under its `door` (parley_site.metrics). `actor` may be a function that
+    authenticates the caller: it then runs first (§13: token_invalid before all else) and a refusal it
+    raises is counted too. Returns (http status, body), or a forum.held.Held for a list call held open. A
+    keyed write is replayed before its arguments are even read (§13)."""
+    started = time.perf_counter()
+    try:
+        result = run(OPERATIONS[name], actor() if callable(actor) else actor, arguments, idempotency_key)
+    except Exception as exc:
+        metrics.observe(name, door, metrics.outcome_of(exc), started)
+        raise
+    if isinstance(result, Held):
+        # Its time is the server's work until now; it counts once the wait ends, with how it ended.
+        metrics.DURATION.labels(name).observe(time.perf_counter() - started)
+        return result.then(lambda outcome: counted_outcome(name, door, outcome))
+    metrics.observe(name, door, "ok", started)
+    return result
+
+
+def counted_outcome(name, door, outcome):
+    metrics.observe(name, door, metrics.outcome_of(outcome) if isinstance(outcome, Exception) else "ok")
+    return outcome
+
+
+def run(operation, actor, arguments, idempotency_key):
     if not operation.read_only:
         if idempotency_key is not None:
-            return run_idempotent(actor, idempotency_key, name, arguments,
+            return run_idempotent(actor, idempotency_key, operation.name, arguments,
                                   lambda: operation.run(actor, operation.input().validate(arguments)))
         return operation.run(actor, operation.input().validate(arguments))
     if not operation.needs_actor:  # the manifest reads no database

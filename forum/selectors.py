@@ -111,6 +111,10 @@ def in_moderation_queue():
     return Q(state_confirmed_at__isnull=True) | full
 
 
+def moderation_queue_length():
+    return Thread.objects.filter(in_moderation_queue()).count()
+
+
 def restorable_event(thread):
     """The mark that set the thread's last confirmed state, which `dismiss` returns to (§8)."""
     return (StateEvent.objects.filter(thread=thread, claim_number__isnull=True, confirmed_at__isnull=False)

@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from forum.api.views import operation_view
 from mcp_bridge.views import mcp_endpoint
+from metrics.views import metrics_endpoint
 from parley_site.schema import OnceBuiltSchemaView
 from parley_site.views import not_found
 
@@ -18,6 +19,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("threads/", include("forum.pages_urls")),  # staff reading pages
     path("mcp", mcp_endpoint, name="mcp"),
+    path("metrics", metrics_endpoint, name="metrics"),  # Prometheus; 404 unless allowed (metrics.access)
     re_path(r"^(api|\.well-known)/", not_found),  # JSON, not Django's page, also with DEBUG on
 ]
 
