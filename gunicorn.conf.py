@@ -47,15 +47,15 @@ else:
 
 # Metrics (parley_site.metrics): every worker writes its figures to files in one directory, made fresh at
 # each server start so counters begin at zero with it, and removed at exit. A worker that exits (recycled,
-# killed) leaves its counters in (totals never go back) and takes its live gauges with it.
+# killed) leaves its counts in (totals never go back) and takes its live gauges with it.
 def on_starting(server):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="parley-metrics-",
                                                               dir=os.environ.get("PARLEY_METRICS_DIR"))
 
 
 def child_exit(server, worker):
-    from prometheus_client import multiprocess
-    multiprocess.mark_process_dead(worker.pid)
+    from parley_site.metrics_files import retire_worker
+    retire_worker(os.environ["PROMETHEUS_MULTIPROC_DIR"], worker.pid)
 
 
 def on_exit(server):

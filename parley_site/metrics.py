@@ -15,6 +15,7 @@ from prometheus_client import (REGISTRY, CollectorRegistry, Counter, Gauge, Hist
 from rest_framework import exceptions
 
 from parley_site.exception_handler import as_parley_error
+from parley_site.metrics_files import files_locked
 
 disable_created_metrics()  # a `_created` twin of every series doubles what Prometheus stores, for nothing here
 
@@ -53,22 +54,19 @@ def observe(operation, door, outcome, started=None):
         DURATION.labels(operation).observe(time.perf_counter() - started)
 
 
-def is_multiprocess():
-    return bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
-
-
 def exposition(*scrape_collectors):
     """The text format of every series: the processes' (one or all) and the collectors that read their
     values at scrape time (the database's, the same whichever worker answers)."""
-    if is_multiprocess():
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
-    else:
-        registry = CollectorRegistry()
-        registry.register(_ProcessSeries())
+    registry = CollectorRegistry()
     for collector in scrape_collectors:
         registry.register(collector)
-    return generate_latest(registry)
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not directory:
+        registry.register(_ProcessSeries())
+        return generate_latest(registry)
+    multiprocess.MultiProcessCollector(registry, directory)
+    with files_locked(directory, exclusive=False):  # not while an exited worker's files are folded
+        return generate_latest(registry)
 
 
 class _ProcessSeries:

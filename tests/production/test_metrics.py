@@ -2,7 +2,10 @@
 the whole server (the client's multiprocess mode, a fresh directory per server start), and the socket peer
 is the connection's, never what X-Forwarded-For names, even where uvicorn takes the client address from it."""
 import http.client
+import os
+import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -39,6 +42,11 @@ def pids_serving(server, path):
     return {entry["pid"] for entry in server.log_entries() if entry.get("path") == path}
 
 
+def workers(server):
+    master = server.process.pid
+    return {int(pid) for pid in Path(f"/proc/{master}/task/{master}/children").read_text().split()}
+
+
 def until(condition, seconds=10):
     deadline = time.monotonic() + seconds
     while not condition():
@@ -61,6 +69,20 @@ def test_every_scrape_shows_the_requests_of_both_workers(gunicorn, alice):
             totals.append(scrape(server).get(LISTED))
         assert len(pids_serving(server, "/metrics")) == 2, "one worker answered every scrape"
         assert set(totals) == {sent}
+
+
+def test_a_killed_workers_counts_stay_in_the_totals_and_its_files_go(gunicorn, alice, tmp_path):
+    with gunicorn(workers=2, PARLEY_METRICS_TOKEN=METRICS_TOKEN, PARLEY_METRICS_DIR=tmp_path) as server:
+        for _ in range(20):
+            assert fresh_request(server, "/api/v1/threads", alice)[0] == 200
+        [directory] = tmp_path.iterdir()
+        killed = min(workers(server))
+        os.kill(killed, signal.SIGKILL)
+        until(lambda: len(workers(server) - {killed}) == 2)  # gunicorn started another in its place
+        until(lambda: not (directory / f"counter_{killed}.db").exists())
+        assert {scrape(server).get(LISTED) for _ in range(8)} == {20}
+        assert (directory / "counter_archive.db").exists()
+    assert not directory.exists()  # the server's directory goes with it
 
 
 def test_the_open_streams_gauge_counts_a_stream_whichever_worker_holds_it(gunicorn, alice):
