@@ -54,7 +54,7 @@ def call(name, actor, arguments, idempotency_key=None, *, door):
     keyed write is replayed before its arguments are even read (§13)."""
     started = time.perf_counter()
     try:
-        result = run(OPERATIONS[name], actor() if callable(actor) else actor, arguments, idempotency_key)
+        result = run_operation(OPERATIONS[name], actor() if callable(actor) else actor, arguments, idempotency_key)
     except Exception as exc:
         metrics.observe(name, door, metrics.outcome_of(exc), started)
         raise
@@ -71,7 +71,7 @@ def counted_outcome(name, door, outcome):
     return outcome
 
 
-def run(operation, actor, arguments, idempotency_key):
+def run_operation(operation, actor, arguments, idempotency_key):
     if not operation.read_only:
         if idempotency_key is not None:
             return run_idempotent(actor, idempotency_key, operation.name, arguments,

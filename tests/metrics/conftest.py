@@ -12,7 +12,8 @@ def series(text):
 
 
 def requests_counted(found, operation, door, outcome):
-    return found.get(("parley_requests_total", (("door", door), ("operation", operation), ("outcome", outcome))), 0)
+    labels = (("door", door), ("operation", operation), ("outcome", outcome))
+    return found.get(("parley_requests_total", labels), 0)
 
 
 @pytest.fixture
