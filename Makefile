@@ -5,14 +5,34 @@ BIN = $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test venv
+# The lock files (README, "Dependencies"): made by uv, this version, in a virtualenv of its own.
+UV_VERSION = 0.13.9
+LOCK_TOOLS = .venv-lock
+COMPILE = $(LOCK_TOOLS)/bin/uv pip compile --quiet --generate-hashes --universal --python-version 3.11 \
+	--custom-compile-command "make lock" $(if $(UPGRADE),--upgrade)
+
+.PHONY: run test venv lock lock-check
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# Exactly what the lock names, each file checked against its hash; a lock that no longer matches
+# requirements*.txt stops the install.
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements.lock requirements-dev.lock lockcheck.py
+	$(PYTHON) lockcheck.py
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements-dev.lock
 	touch $@
+
+lock-check:
+	$(PYTHON) lockcheck.py
+
+# Both locks from requirements*.txt, keeping the versions they already hold unless asked (`make lock
+# UPGRADE=1`). requirements.lock is resolved within requirements-dev.lock: production gets the tested versions.
+lock:
+	$(PYTHON) -m venv $(LOCK_TOOLS)
+	$(LOCK_TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(COMPILE) -o requirements-dev.lock requirements-dev.txt
+	$(COMPILE) -c requirements-dev.lock -o requirements.lock requirements.txt
 
 # The reloader watches the project's own packages only: scanning the virtualenv too would cost a core.
 RELOAD_DIRS = $(patsubst %/__init__.py,--reload-dir %,$(wildcard */__init__.py))

@@ -7,6 +7,8 @@ thread (§16). The app is stateless (rate limits, cursors and idempotency record
 any number of workers, on any number of machines, serve the same forum."""
 import multiprocessing
 import os
+import shutil
+import tempfile
 
 wsgi_app = os.environ.get("GUNICORN_APP", "parley_site.asgi:application")
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
@@ -41,3 +43,20 @@ if os.environ.get("GUNICORN_CONTROL_SOCKET"):
     control_socket = os.environ["GUNICORN_CONTROL_SOCKET"]
 else:
     control_socket_disable = True
+
+
+# Metrics (parley_site.metrics): every worker writes its figures to files in one directory, made fresh at
+# each server start so counters begin at zero with it, and removed at exit. A worker that exits (recycled,
+# killed) leaves its counts in (totals never go back) and takes its live gauges with it.
+def on_starting(server):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="parley-metrics-",
+                                                              dir=os.environ.get("PARLEY_METRICS_DIR"))
+
+
+def child_exit(server, worker):
+    from parley_site.metrics_files import retire_worker
+    retire_worker(os.environ["PROMETHEUS_MULTIPROC_DIR"], worker.pid)
+
+
+def on_exit(server):
+    shutil.rmtree(os.environ.pop("PROMETHEUS_MULTIPROC_DIR", ""), ignore_errors=True)

@@ -1,5 +1,7 @@
 """The moderators' actions on threads. Each one calls a service as `human:<username>` (§7 rule 4) and
 reports thread by thread what happened; a refusal is shown with the reason the API gives, never a crash."""
+import time
+
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 
@@ -7,6 +9,7 @@ from console.forms import MarkForm
 from forum import services
 from forum.actors import Actor
 from forum.envelope import clean_envelope
+from parley_site import metrics
 from parley_site.errors import InvalidBody, ParleyError
 
 
@@ -20,13 +23,19 @@ def state_text(thread):
     return f"the thread is {thread.state} ({how})"
 
 
-def run_and_report(modeladmin, request, thread_id, run, done):
-    """Run one service call and report it. Returns its result, or None when it was refused."""
+def run_and_report(modeladmin, request, operation, thread_id, run, done):
+    """Run one service call, the console's door to §12 `operation`, count it and report it. Returns its
+    result, or None when it was refused."""
+    started = time.perf_counter()
     try:
         result = run()
-    except ParleyError as refusal:
-        modeladmin.message_user(request, refusal_text(thread_id, refusal), messages.ERROR)
+    except Exception as exc:
+        metrics.observe(operation, "admin", metrics.outcome_of(exc), started)
+        if not isinstance(exc, ParleyError):
+            raise
+        modeladmin.message_user(request, refusal_text(thread_id, exc), messages.ERROR)
         return None
+    metrics.observe(operation, "admin", "ok", started)
     modeladmin.message_user(request, f"Thread th_{thread_id}: {done(result)}", messages.SUCCESS)
     return result
 
@@ -35,7 +44,7 @@ def post_as_human(modeladmin, request, raw_envelope):
     """Post an envelope as the human, validated like any agent's, and report it."""
     actor = Actor.for_user(request.user)
     return run_and_report(
-        modeladmin, request, raw_envelope["thread"],
+        modeladmin, request, "post", raw_envelope["thread"],
         lambda: services.message_post(actor, clean_envelope(raw_envelope)),
         lambda result: f"{result[0].kind} posted as msg_{result[0].pk}; {state_text(result[1])}")
 
@@ -44,7 +53,7 @@ def confirm_or_dismiss(modeladmin, request, operation, thread_id):
     """`confirm` or `dismiss` the thread's pending proposal (§8) as the human, and report it."""
     service = {"confirm": services.state_confirm, "dismiss": services.state_dismiss}[operation]
     actor = Actor.for_user(request.user)
-    return run_and_report(modeladmin, request, thread_id, lambda: service(actor, thread_id),
+    return run_and_report(modeladmin, request, operation, thread_id, lambda: service(actor, thread_id),
                           lambda thread: f"{operation}ed; {state_text(thread)}")
 
 

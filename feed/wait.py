@@ -12,6 +12,7 @@ from django.conf import settings
 from feed.follow import READS, SHARED_READS, Subscription, caller_now
 from feed.slots import SLOTS, WAITS, owner_key
 from forum.held import SERVING_LOOP, Held
+from parley_site import metrics
 from parley_site.errors import LimitExceeded, Unavailable
 
 
@@ -63,6 +64,7 @@ class Waiting:
         if slot is None:
             return LimitExceeded("waits_per_token_max", maximum)
         self.slot = (owner, slot)
+        metrics.HELD_WAITS.inc()
         deadline = self.started + held.seconds
         actor = held.actor
         while True:
@@ -84,4 +86,5 @@ class Waiting:
         self.released = True
         self.subscription.cancel()
         if self.slot is not None:
+            metrics.HELD_WAITS.dec()
             READS.submit(SLOTS.release, WAITS, *self.slot)  # off the event loop: it may touch the database

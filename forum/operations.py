@@ -2,6 +2,7 @@
 becomes the OpenAPI/MCP input schema), its output schema, its success status, and the function that runs
 it. Each is a module-level name (POST, READ_THREAD, ...), which a REST view names directly; MCP finds them
 in OPERATIONS by tool name. Neither door can add a rule: both run `call`."""
+import time
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable
@@ -17,6 +18,7 @@ from forum.models import AwaitingAct, State
 from forum.profiles import annotate_messages, list_items, operation_arguments, render_result
 from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, list_schema,
                         message_json, message_tree, strict, thread_json)
+from parley_site import metrics
 from parley_site.errors import InvalidBody
 from parley_site.shapes import Bool, Int, Obj, Ref, Str
 from parley_site.statement_timeout import read_transaction
@@ -43,10 +45,32 @@ def register(operation):
     return operation
 
 
-def call(operation, actor, arguments, idempotency_key=None):
-    """Run `operation` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike. Returns
-    (status, body), or a forum.held.Held for a list call held open. A keyed write is replayed before its
-    arguments are even read (§13)."""
+def call(operation, actor, arguments, idempotency_key=None, *, door):
+    """Run `operation` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike, and
+    where each is counted under its `door` (parley_site.metrics). `actor` may be a function that
+    authenticates the caller: it then runs first (§13: token_invalid before all else) and a refusal it
+    raises is counted too. Returns (status, body), or a forum.held.Held for a list call held open. A keyed
+    write is replayed before its arguments are even read (§13)."""
+    started = time.perf_counter()
+    try:
+        result = _run(operation, actor() if callable(actor) else actor, arguments, idempotency_key)
+    except Exception as exc:
+        metrics.observe(operation.name, door, metrics.outcome_of(exc), started)
+        raise
+    if isinstance(result, Held):
+        # Its time is the server's work until now; it counts once the wait ends, with how it ended.
+        metrics.DURATION.labels(operation.name).observe(time.perf_counter() - started)
+        return result.then(partial(_counted_outcome, operation.name, door))
+    metrics.observe(operation.name, door, "ok", started)
+    return result
+
+
+def _counted_outcome(name, door, outcome):
+    metrics.observe(name, door, metrics.outcome_of(outcome) if isinstance(outcome, Exception) else "ok")
+    return outcome
+
+
+def _run(operation, actor, arguments, idempotency_key):
     if not operation.read_only:
         if idempotency_key is not None:
             return run_idempotent(actor, idempotency_key, operation.name, arguments,

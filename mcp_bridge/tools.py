@@ -60,8 +60,8 @@ def call_tool(params, authenticate):
         raise ProtocolFault(INVALID_PARAMS, "params._meta must be an object")
     arguments = params.get("arguments")
     try:
-        actor = authenticate() if operation.needs_actor else None
-        answer = call(operation, actor, {} if arguments is None else arguments, meta.get(IDEMPOTENCY_META))
+        answer = call(operation, authenticate if operation.needs_actor else None,
+                      {} if arguments is None else arguments, meta.get(IDEMPOTENCY_META), door="mcp")
     except Exception as exc:  # noqa: BLE001 - a refusal becomes a result; anything else is re-raised
         error = as_parley_error(exc)
         if error is None:

@@ -1,4 +1,5 @@
 """Settings read from the environment; a bad value fails at start-up, not at the first request."""
+import ipaddress
 import os
 from pathlib import Path
 
@@ -46,6 +47,16 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # Browser origins besides the server's own that may call POST /mcp (DNS-rebinding protection).
 MCP_ALLOWED_ORIGINS = [origin.rstrip("/") for origin in env_list("MCP_ALLOWED_ORIGINS", [])]
 
+# Who may read /metrics (metrics/): the bearer of this token, or these socket peers (addresses or networks).
+PARLEY_METRICS_TOKEN = os.environ.get("PARLEY_METRICS_TOKEN", "")
+if PARLEY_METRICS_TOKEN and len(PARLEY_METRICS_TOKEN) < 16:
+    raise ImproperlyConfigured("PARLEY_METRICS_TOKEN must be at least 16 characters (or unset)")
+try:
+    PARLEY_METRICS_ALLOW = [ipaddress.ip_network(item, strict=False)
+                            for item in env_list("PARLEY_METRICS_ALLOW", [])]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"PARLEY_METRICS_ALLOW must be a comma list of addresses or networks: {exc}")
+
 PARLEY_REALM = os.environ.get("PARLEY_REALM", "ainotes")
 if not PARLEY_REALM.replace("-", "").replace(".", "").isalnum() or PARLEY_REALM == "human":
     raise ImproperlyConfigured(f"PARLEY_REALM {PARLEY_REALM!r} is not a usable realm name")
@@ -64,6 +75,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "forum",
     "dialectic",
+    "metrics",
     "feed",
     "mcp_bridge",
 ]
@@ -148,7 +160,7 @@ WHITENOISE_AUTOREFRESH = DEBUG or not STATIC_ROOT.is_dir()
 # plain-HTTP health probe is exempt from the redirect.
 HTTPS = env_bool("HTTPS", False)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", HTTPS)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and scrapes go to each app server directly
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000" if HTTPS else "0"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", HTTPS)

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 from forum import operations
 from forum.api.views import ReadView
 from mcp_bridge.views import mcp_endpoint
+from metrics.views import metrics_endpoint
 from parley_site.schema import OnceBuiltSchemaView
 from parley_site.views import not_found
 
@@ -20,6 +21,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("threads/", include("console.urls")),  # staff reading pages
     path("mcp", mcp_endpoint, name="mcp"),
+    path("metrics", metrics_endpoint, name="metrics"),  # Prometheus; 404 unless allowed (metrics.access)
     re_path(r"^(api|\.well-known)/", not_found),  # JSON, not Django's page, also with DEBUG on
 ]
 

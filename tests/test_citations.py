@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
-NOT_OURS = {".git", ".venv", "staticfiles", "artifacts", "__pycache__"}
+NOT_OURS = {".git", ".venv", ".venv-lock", "staticfiles", "artifacts", "__pycache__"}
 CITATION = re.compile(r"(?<![\w./-])((?:[\w-]+/)*[\w.-]+\.md)\b")
 TEXT_SUFFIXES = {".py", ".md", ".html", ".ini", ".txt"}
 

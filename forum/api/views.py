@@ -13,6 +13,7 @@ from forum.held import Held, HeldResponse
 from forum.limits import limit
 from forum.operations import call
 from forum.wire import ERROR_SCHEMA
+from parley_site import metrics
 from parley_site.errors import NotFound, ParleyError, RequestTooLarge
 from parley_site.jsonbody import declared_length, parse_json, require_json_media_type
 from parley_site.shapes import Ref
@@ -79,6 +80,7 @@ class OperationView(APIView):
 
     def get_permissions(self):
         return super().get_permissions() if self.operation.needs_actor else []
+    reached_operation = False  # from then on forum.operations.call counts this request
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -105,11 +107,18 @@ class OperationView(APIView):
 
     def answer(self, request, ref=None):
         key = None if self.operation.read_only else request.headers.get("Idempotency-Key")
-        result = call(self.operation, request.auth, self.arguments(request, ref), key)
+        arguments = self.arguments(request, ref)
+        self.reached_operation = True
+        result = call(self.operation, request.auth, arguments, key, door="rest")
         if isinstance(result, Held):
             return HeldResponse(result.then(rendered))
         status, body = result
         return Response(body, status=status)
+
+    def handle_exception(self, exc):
+        if not self.reached_operation:  # refused at the door: its token, size, method, JSON or path
+            metrics.observe(self.operation.name, "rest", metrics.outcome_of(exc))
+        return super().handle_exception(exc)
 
 
 class ReadView(OperationView):

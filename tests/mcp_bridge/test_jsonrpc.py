@@ -93,7 +93,7 @@ def test_an_unknown_argument_is_an_invalid_body_refusal_naming_it(mcp, alice):
 
 
 def test_an_unexpected_fault_is_an_internal_error_that_leaks_nothing(mcp, alice, monkeypatch, caplog):
-    def explode(*args):
+    def explode(*args, **kwargs):
         raise RuntimeError("secret internals")
 
     monkeypatch.setattr("mcp_bridge.tools.call", explode)
