@@ -3,12 +3,21 @@ profile's operations join without a line here. A call runs `forum.operations.cal
 too; this module only translates its answer (or its refusal) into an MCP tool result."""
 import json
 
+from forum.envelope import IDEMPOTENCY_KEY_PATTERN
 from forum.held import Held
 from forum.operations import OPERATIONS, call
 from mcp_bridge.jsonrpc import INVALID_PARAMS, ProtocolFault
+from parley_site.errors import InvalidBody
 from parley_site.exception_handler import as_parley_error
+from parley_site.shapes import Str
 
 IDEMPOTENCY_META = "io.parley/idempotency-key"  # Parley v1 §4.1
+# §4.1: a model inside a host sets arguments, not `_meta`, so the write tools take the key as an argument
+# too. It is the MCP door's, not the operation's: over REST the key is a header and this an unknown field.
+IDEMPOTENCY_ARGUMENT = "idempotency_key"
+IDEMPOTENCY_KEY = Str(pattern=IDEMPOTENCY_KEY_PATTERN, description=(
+    "Any 1-128 characters of [A-Za-z0-9._:-] you choose for this write: sending the same call again with "
+    "the same key (a retry after a time-out) replays the first answer and stores nothing new."))
 
 
 def tool_definition(operation):
@@ -18,11 +27,33 @@ def tool_definition(operation):
         annotations.update(destructiveHint=False, idempotentHint=False)
     return {
         "name": operation.mcp_tool,
-        "description": operation.description,
-        "inputSchema": operation.input().json_schema(),
-        "outputSchema": operation.output,
+        "description": operation.description_text,
+        "inputSchema": input_schema(operation),
+        "outputSchema": operation.output_schema,
         "annotations": annotations,
     }
+
+
+def input_schema(operation):
+    """The operation's own input schema; a write tool's also takes the idempotency key."""
+    schema = operation.input().json_schema()
+    if not operation.read_only:
+        schema["properties"][IDEMPOTENCY_ARGUMENT] = IDEMPOTENCY_KEY.json_schema()
+    return schema
+
+
+def idempotency_key(operation, arguments, meta):
+    """The call's key, from `_meta` or the argument (§4.1), and the arguments the operation itself takes.
+    Both given and different is invalid_body naming the argument."""
+    from_meta = meta.get(IDEMPOTENCY_META)
+    if operation.read_only or not isinstance(arguments, dict) or IDEMPOTENCY_ARGUMENT not in arguments:
+        return from_meta, arguments
+    arguments = dict(arguments)
+    argument = IDEMPOTENCY_KEY.validate(arguments.pop(IDEMPOTENCY_ARGUMENT), IDEMPOTENCY_ARGUMENT)
+    if from_meta is not None and from_meta != argument:
+        raise InvalidBody(f"{IDEMPOTENCY_ARGUMENT} and _meta[\"{IDEMPOTENCY_META}\"] differ; send one key",
+                          field=IDEMPOTENCY_ARGUMENT)
+    return argument, arguments
 
 
 def tool_list():
@@ -66,7 +97,8 @@ def call_tool(params, authenticate):
     arguments = params.get("arguments")
     try:
         actor = authenticate() if operation.needs_actor else None
-        answer = call(operation.name, actor, {} if arguments is None else arguments, meta.get(IDEMPOTENCY_META))
+        key, arguments = idempotency_key(operation, {} if arguments is None else arguments, meta)
+        answer = call(operation.name, actor, arguments, key)
     except Exception as exc:  # noqa: BLE001 - a refusal becomes a result; anything else is re-raised
         error = as_parley_error(exc)
         if error is None:

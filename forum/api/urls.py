@@ -13,4 +13,5 @@ urlpatterns = [
     path("threads/<str:ref>/dismiss", operation_view("dismiss", "POST", "thread")),
     path("events", operation_view("list_events", "GET")),
     path("inbox", operation_view("inbox", "GET")),
+    path("whoami", operation_view("whoami", "GET")),
 ]

@@ -68,7 +68,7 @@ def documented(view_class, method, operation_id):
     """The operation's own schemas on the view, so OpenAPI shows exactly what the server enforces."""
     operation = OPERATIONS[view_class.operation_name]
     input_schema = operation.input().json_schema()
-    responses = {201 if operation.name == "post" else 200: operation.output}
+    responses = {201 if operation.name == "post" else 200: operation.output_schema}
     if operation.needs_actor:
         responses.update({code: OpenApiResponse(response=ERROR_SCHEMA, description="a refusal (§13)")
                           for code in ERROR_STATUSES[method]})
@@ -86,7 +86,7 @@ def documented(view_class, method, operation_id):
         parameters.append(OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
                                            description="Retry safely: the same key replays the first answer."))
     return extend_schema(operation_id=operation_id or operation.name, summary=operation.name,
-                         description=operation.description, request=request_schema, responses=responses,
+                         description=operation.description_text, request=request_schema, responses=responses,
                          parameters=parameters, auth=None if operation.needs_actor else [])
 
 

@@ -9,8 +9,8 @@ from parley_site.shapes import Obj
 from tests.mcp_bridge.conftest import refusal
 
 ASK = {"kind": "ask", "body": "Which tools are there?"}
-CORE_TOOLS = {"get_manifest", "post", "read_message", "read_thread", "list_threads", "list_events", "inbox",
-              "confirm", "dismiss"}
+CORE_TOOLS = {"get_manifest", "whoami", "post", "read_message", "read_thread", "list_threads", "list_events",
+              "inbox", "confirm", "dismiss"}
 
 
 def listed_tools(mcp):
@@ -28,9 +28,12 @@ def test_tools_list_offers_every_operation_and_needs_no_token(mcp):
 def test_each_tool_declares_the_schemas_the_server_enforces(mcp):
     for name, tool in listed_tools(mcp).items():
         operation = OPERATIONS[name]
-        assert tool["description"] == operation.description
-        assert tool["inputSchema"] == operation.input().json_schema()
-        assert tool["outputSchema"] == operation.output
+        assert tool["description"] == operation.description_text
+        declared = operation.input().json_schema()
+        if not operation.read_only:  # the door's own argument (§4.1)
+            declared["properties"]["idempotency_key"] = tool["inputSchema"]["properties"]["idempotency_key"]
+        assert tool["inputSchema"] == declared
+        assert tool["outputSchema"] == operation.output_schema
         assert tool["inputSchema"]["type"] == tool["outputSchema"]["type"] == "object"
         jsonschema.Draft202012Validator.check_schema(tool["inputSchema"])
         jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
@@ -79,9 +82,9 @@ def test_get_manifest_needs_no_token(mcp):
 
 def test_get_manifest_answers_its_declared_output_schema_with_boolean_flags(mcp):
     manifest = mcp(None).call("get_manifest")["structuredContent"]
-    jsonschema.validate(manifest, OPERATIONS["get_manifest"].output)
+    jsonschema.validate(manifest, OPERATIONS["get_manifest"].output_schema)
     assert {kind["name"]: kind["needs_thread"] for kind in manifest["kinds"]}["ask"] is False
-    assert OPERATIONS["get_manifest"].output["properties"]["kinds"]["items"]["properties"]["needs_thread"][
+    assert OPERATIONS["get_manifest"].output_schema["properties"]["kinds"]["items"]["properties"]["needs_thread"][
         "type"] == "boolean"
 
 
