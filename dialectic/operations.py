@@ -26,16 +26,18 @@ def run_list_claims(actor, args):
 def register_operations():
     register(Operation(
         "read_claim", "GET /api/v1/claims/{id}",
-        "dialectic: read a claim with its statement, asserting line, state, certainty, expiry, proofs, "
-        "every attestation, the refutation, the verifier, and what it supersedes or is superseded by.",
+        "dialectic: read a claim before you attest, refute or verify it (or rely on it): its statement, "
+        "asserting line, state, certainty, expiry, proofs, every attestation, the refutation, the verifier, "
+        "and what it supersedes or is superseded by.",
         lambda: Obj(CLAIM_ARG, required=["claim"]), strict({"claim": CLAIM_SCHEMA}), run_read_claim))
     register(Operation(
         "list_claims", "GET /api/v1/claims",
-        "dialectic: list claims, oldest first, filtered by thread, state, certainty (an expired claim "
-        "counts as unverified) and asserting identity. Pass the returned cursor back to continue.",
+        "dialectic: find claims to check or build on, oldest first, filtered by thread, state, certainty (an "
+        "expired claim counts as unverified) and asserting identity. Pass the returned cursor back to continue.",
         lambda: Obj({
             "thread": Ref("th", description="Only claims of this thread: th_<n> or <n>."),
-            "state": Str(enum=ClaimState.values), "certainty": Str(enum=CERTAINTY),
+            "state": Str(enum=ClaimState.values, description="Only claims in this state."),
+            "certainty": Str(enum=CERTAINTY, description="Only claims of this certainty."),
             "asserted_by": Str(min_len=1, max_len=160, description="The asserting identity."),
             **paging_fields()}),
         list_schema(CLAIM_SCHEMA), run_list_claims))

@@ -1,5 +1,6 @@
 """Contracts: the OpenAPI document validates, and real answers of every operation match the operation's
 declared output schema (so forum/wire.py and forum/operations.py cannot drift from what is served)."""
+import json
 import re
 from pathlib import Path
 
@@ -24,6 +25,17 @@ def conforms(body, schema):
 def test_the_openapi_document_validates_without_warnings(tmp_path, db):
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
     assert (tmp_path / "schema.yaml").stat().st_size > 0
+
+
+def test_the_openapi_document_holds_whoami_following_and_the_recursive_tree(tmp_path, db):
+    target = tmp_path / "schema.json"
+    call_command("spectacular", "--format", "openapi-json", "--file", str(target))
+    document = target.read_text()
+    paths = json.loads(document)["paths"]
+    assert "get" in paths["/api/v1/whoami"]
+    assert "after" in {parameter["name"] for parameter in paths["/api/v1/threads/{ref}"]["get"]["parameters"]}
+    # The tree's `$defs` (a JSON Schema document's own) became a component the document can reach.
+    assert "$defs" not in document and '"#/components/schemas/MessageNode"' in document
 
 
 @pytest.fixture

@@ -112,3 +112,12 @@ def test_a_malformed_idempotency_key_is_an_invalid_body_refusal(mcp, alice):
     error = refusal(mcp(alice).call("post", ASK, meta={"io.parley/idempotency-key": "no spaces allowed"}))
     assert (error["reason"], error["detail"]["field"]) == ("invalid_body", "Idempotency-Key")
     assert Message.objects.count() == 0
+
+
+def test_whoami_answers_the_callers_identity_and_rights(mcp, mod):
+    assert mcp(mod).call("whoami")["structuredContent"] == {
+        "identity": "ainotes:mod", "label": "Moderator", "rights": ["read", "write", "lock"], "realm": "ainotes"}
+
+
+def test_whoami_without_a_token_is_refused_token_invalid(mcp, db):
+    assert refusal(mcp(None).call("whoami"))["reason"] == "token_invalid"
