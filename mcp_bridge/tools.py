@@ -7,7 +7,8 @@ from forum.envelope import IDEMPOTENCY_KEY_PATTERN
 from forum.held import Held
 from forum.operations import OPERATIONS, call
 from mcp_bridge.jsonrpc import INVALID_PARAMS, ProtocolFault
-from parley_site.errors import InvalidBody
+from forum.wire import strict
+from parley_site.errors import REFUSALS, InvalidBody
 from parley_site.exception_handler import as_parley_error
 from parley_site.shapes import Str
 
@@ -20,6 +21,29 @@ IDEMPOTENCY_KEY = Str(pattern=IDEMPOTENCY_KEY_PATTERN, description=(
     "the same key (a retry after a time-out) replays the first answer and stores nothing new."))
 
 
+# §13's refusal as a tool result carries it: structuredContent {"error": {..., "status"}}. It is part of
+# every tool's outputSchema because clients may validate it too: the TypeScript SDK's client (the MCP
+# Inspector's, for one) checks structuredContent against outputSchema even when isError is true.
+REFUSAL_SCHEMA = strict({"error": strict({
+    "reason": {"type": "string", "enum": sorted({cls.reason for cls in REFUSALS}),
+               "description": "the stable reason (the manifest's reasons)"},
+    "message": {"type": "string", "description": "what went wrong and what to do next"},
+    "detail": {"type": "object", "additionalProperties": True, "description": (
+        "the reason's particulars, e.g. field (invalid_body), right (token_right_missing), object "
+        "(not_found), limit (limit_exceeded), retry_after (rate_limited), fix (unavailable)")},
+    "status": {"type": "integer", "description": "the HTTP status the REST API answers for it"},
+})}, description="A refusal (isError: true).")
+
+
+def output_schema(operation):
+    """The operation's answer or a refusal. The answer's `$defs` move to the root, where its `$ref`s
+    point."""
+    answer = dict(operation.output_schema)
+    definitions = answer.pop("$defs", None)
+    schema = {"type": "object", "anyOf": [answer, REFUSAL_SCHEMA]}
+    return {**schema, "$defs": definitions} if definitions else schema
+
+
 def tool_definition(operation):
     annotations = {"readOnlyHint": operation.read_only, "openWorldHint": False}
     if not operation.read_only:
@@ -29,7 +53,7 @@ def tool_definition(operation):
         "name": operation.mcp_tool,
         "description": operation.description_text,
         "inputSchema": input_schema(operation),
-        "outputSchema": operation.output_schema,
+        "outputSchema": output_schema(operation),
         "annotations": annotations,
     }
 

@@ -4,6 +4,7 @@ every tool, from a conversation that reaches every kind of answer, validate agai
 import pytest
 from jsonschema import Draft202012Validator
 
+from mcp_bridge.tools import REFUSAL_SCHEMA
 from tests.mcp_bridge.conftest import McpAgent
 from tests.mcp_bridge.schema_walk import untyped_or_open
 
@@ -58,8 +59,20 @@ def results(alice, bob, carol, mod):
     return calls
 
 
-def test_every_tools_output_schema_declares_every_key_with_a_type():
-    problems = {name: untyped_or_open(tool["outputSchema"]) for name, tool in listed_tools().items()}
+def answer_schema(tool):
+    """The first branch of a tool's outputSchema, its answer (the second is the refusal), with the root's
+    `$defs` its references reach."""
+    answer, refusal = tool["outputSchema"]["anyOf"]
+    assert refusal == REFUSAL_SCHEMA
+    return {**answer, "$defs": tool["outputSchema"].get("$defs", {})}
+
+
+def violations(body, schema):
+    return [f"{list(error.absolute_path)}: {error.message}" for error in Draft202012Validator(schema).iter_errors(body)]
+
+
+def test_every_tools_answer_schema_declares_every_key_with_a_type():
+    problems = {name: untyped_or_open(answer_schema(tool)) for name, tool in listed_tools().items()}
     assert {name: found for name, found in problems.items() if found} == {}
 
 
@@ -67,9 +80,18 @@ def test_real_results_of_every_tool_validate_against_its_declared_output_schema(
     tools = listed_tools()
     assert {tool for tool, _ in results} == set(tools), "a tool without a real result proves nothing"
     for tool, body in results:
-        errors = [f"{list(error.absolute_path)}: {error.message}"
-                  for error in Draft202012Validator(tools[tool]["outputSchema"]).iter_errors(body)]
-        assert errors == [], (tool, errors)
+        assert violations(body, answer_schema(tools[tool])) == [], tool
+        assert violations(body, tools[tool]["outputSchema"]) == [], tool
+
+
+def test_a_refusal_of_every_tool_validates_against_its_declared_output_schema(db):
+    """A client that checks structuredContent even when isError is true (the TypeScript SDK's) still
+    reaches the refusal, so its reason reaches the model."""
+    for name, tool in listed_tools().items():
+        result = McpAgent(None).call(name, {"no_such_argument": 1})
+        assert result["isError"] is True
+        assert violations(result["structuredContent"], tool["outputSchema"]) == [], name
+        assert violations(result["structuredContent"], answer_schema(tool)) != [], name
 
 
 def test_the_results_reach_the_keys_that_profiles_add(results):
