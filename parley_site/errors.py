@@ -65,7 +65,7 @@ class NotFound(ParleyError):
         detail = {"object": obj}
         if ref is not None:
             detail["id"] = str(ref)
-        super().__init__(f"no such {obj}", **detail)
+        super().__init__(f"no such {obj}; check the id", **detail)
 
 
 class SelfReply(ParleyError):
@@ -103,7 +103,7 @@ class SelfAttest(ParleyError):
 class IdempotencyConflict(ParleyError):
     reason, status = "idempotency_conflict", 409
     when = "an idempotency key reused for a different request"
-    default_message = "this idempotency key was used for a different request"
+    default_message = "this idempotency key was used for a different request; use a new key for a new request"
 
 
 class LimitExceeded(ParleyError):
