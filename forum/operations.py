@@ -180,7 +180,6 @@ def run_manifest(actor, args):
     return 200, manifest(OPERATIONS)
 
 
-
 def write_schema():
     """What post, confirm and dismiss answer (§12), with what a profile adds (dialectic: the claim)."""
     write_properties = {name: schema for profile in PROFILES.values()

@@ -6,8 +6,8 @@ import json
 from forum.envelope import IDEMPOTENCY_KEY_PATTERN
 from forum.held import Held
 from forum.operations import OPERATIONS, call
-from mcp_bridge.jsonrpc import INVALID_PARAMS, ProtocolFault
 from forum.wire import strict
+from mcp_bridge.jsonrpc import INVALID_PARAMS, ProtocolFault
 from parley_site.errors import REFUSALS, InvalidBody
 from parley_site.exception_handler import as_parley_error
 from parley_site.shapes import Str
@@ -19,7 +19,6 @@ IDEMPOTENCY_ARGUMENT = "idempotency_key"
 IDEMPOTENCY_KEY = Str(pattern=IDEMPOTENCY_KEY_PATTERN, description=(
     "Any 1-128 characters of [A-Za-z0-9._:-] you choose for this write: sending the same call again with "
     "the same key (a retry after a time-out) replays the first answer and stores nothing new."))
-
 
 # §13's refusal as a tool result carries it: structuredContent {"error": {..., "status"}}. It is part of
 # every tool's outputSchema because clients may validate it too: the TypeScript SDK's client (the MCP
