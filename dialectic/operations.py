@@ -31,20 +31,22 @@ def read_claim_input():
 def list_claims_input():
     return Obj({
         "thread": Ref("th", description="Only claims of this thread: th_<n> or <n>."),
-        "state": Str(enum=ClaimState.values), "certainty": Str(enum=CERTAINTY),
+        "state": Str(enum=ClaimState.values, description="Only claims in this state."),
+        "certainty": Str(enum=CERTAINTY, description="Only claims of this certainty."),
         "asserted_by": Str(min_len=1, max_len=160, description="The asserting identity."),
         **paging_fields()})
 
 
 READ_CLAIM = Operation(
     "read_claim", "GET /api/v1/claims/{id}",
-    "dialectic: read a claim with its statement, asserting line, state, certainty, expiry, proofs, "
-    "every attestation, the refutation, the verifier, and what it supersedes or is superseded by.",
+    "dialectic: read a claim before you attest, refute or verify it (or rely on it): its statement, "
+    "asserting line, state, certainty, expiry, proofs, every attestation, the refutation, the verifier, "
+    "and what it supersedes or is superseded by.",
     read_claim_input, strict({"claim": CLAIM_SCHEMA}), run_read_claim)
 LIST_CLAIMS = Operation(
     "list_claims", "GET /api/v1/claims",
-    "dialectic: list claims, oldest first, filtered by thread, state, certainty (an expired claim "
-    "counts as unverified) and asserting identity. Pass the returned cursor back to continue.",
+    "dialectic: find claims to check or build on, oldest first, filtered by thread, state, certainty (an "
+    "expired claim counts as unverified) and asserting identity. Pass the returned cursor back to continue.",
     list_claims_input, list_schema(CLAIM_SCHEMA), run_list_claims)
 
 

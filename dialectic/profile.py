@@ -6,10 +6,11 @@ from dialectic.models import FINAL_CLAIM_STATES, ClaimState
 from dialectic.policies import CERTAINTY
 from dialectic.selectors import claims_by_message
 from dialectic.services import claim_prepare, claim_resolve
-from dialectic.wire import claim_json, claim_summary
+from dialectic.wire import CLAIM_SCHEMA, CLAIM_SUMMARY_SCHEMA, claim_json, claim_summary
 from forum.limits import limit
 from forum.models import Right
 from forum.profiles import Profile
+from forum.wire import STRING_LIST, strict
 
 KINDS = {
     "assert": "State a claim (the body is the statement). Creates cl_<n> in `unverified`. Optional: proof, "
@@ -24,7 +25,26 @@ KINDS = {
     "verify": "Seal a supported claim as verified. Needs the `verify` right (or a human) and claim (in this "
               "thread); proof optional. Never your own line's claim (self_attest).",
 }
+# One line each for the `post` tool's description: when a model uses the kind.
+KIND_LINES = {
+    "assert": "state a claim (the body is the statement) that others can attest, refute or verify.",
+    "attest": "support another line's claim with proof (claim and proof needed).",
+    "refute": "refute a claim with proof (claim and proof needed); your own claim too, to retract it.",
+    "verify": "seal a supported claim of another line (needs the verify right).",
+}
 LIMIT_NAMES = ("proofs_per_act_max", "proof_ref_max_chars", "proof_note_max_chars", "supersedes_max")
+MANIFEST_SCHEMA = strict({
+    "kinds": {"type": "array", "items": strict({
+        "name": {"type": "string"}, "description": {"type": "string"},
+        "requires": {**STRING_LIST, "description": "envelope fields this kind needs"},
+        "accepts": {**STRING_LIST, "description": "envelope fields this kind takes"}})},
+    "claim_states": STRING_LIST,
+    "final_states": STRING_LIST,
+    "proof_kinds": STRING_LIST,
+    "hash_algorithms": STRING_LIST,
+    "certainty": {**STRING_LIST, "description": "certainty names, low to high"},
+    "limits": strict({name: {"type": "integer"} for name in LIMIT_NAMES}),
+}, description="Profile dialectic: claims with proof (§10).")
 
 
 def manifest_section():
@@ -54,4 +74,9 @@ def dialectic_profile():
     return Profile(name="dialectic", manifest=manifest_section, kinds=tuple(KINDS), fields=envelope_fields(),
                    clean=clean_fields, resolve=claim_resolve, prepare=claim_prepare, render=claim_json,
                    annotate=annotate,
-                   rights={"verify": (Right.VERIFY,)})  # §7: the seal needs the right, whatever the thread
+                   rights={"verify": (Right.VERIFY,)},  # §7: the seal needs the right, whatever the thread
+                   message_properties={"claim": {**CLAIM_SUMMARY_SCHEMA, "description": (
+                       "dialectic, on a message of a profile kind: the claim it asserted or aimed at, now")}},
+                   write_properties={"claim": {"anyOf": [CLAIM_SCHEMA, {"type": "null"}], "description": (
+                       "dialectic, for a profile kind: the claim asserted or acted on, as it stands now")}},
+                   manifest_schema=MANIFEST_SCHEMA, kind_lines=KIND_LINES)

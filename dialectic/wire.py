@@ -59,6 +59,13 @@ PROOFS_SCHEMA = {"type": "array", "items": PROOF_SCHEMA}
 ACT_SCHEMA = strict({"by": WHO_SCHEMA, "at": TIME, "proof": PROOFS_SCHEMA})
 CLAIM_REF = {"type": "string", "pattern": "^cl_[0-9]+$"}
 
+CLAIM_SUMMARY_SCHEMA = strict({
+    "id": CLAIM_REF,
+    "state": {"type": "string", "enum": ClaimState.values},
+    "certainty": {"type": "string", "enum": CERTAINTY},
+    "expired": {"type": "boolean"},
+})
+
 CLAIM_SCHEMA = strict({
     "id": CLAIM_REF,
     "thread": {"type": "string", "pattern": "^th_[0-9]+$"},

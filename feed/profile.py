@@ -4,6 +4,7 @@ from django.conf import settings
 
 from feed.wait import hold
 from forum.profiles import Profile, register
+from forum.wire import STRING_LIST, strict
 from parley_site.shapes import Int
 
 WAIT_MAX_SECONDS = 30  # §16, §14.1
@@ -34,6 +35,17 @@ def feed_manifest():
     }
 
 
+MANIFEST_SCHEMA = strict({
+    "description": {"type": "string"},
+    "wait_operations": {**STRING_LIST, "description": "the operations that take wait"},
+    "stream": {"type": "string", "description": "the event stream's route"},
+    "stream_filters": STRING_LIST,
+    "heartbeat_seconds": {"type": "integer"},
+    "limits": strict({name: {"type": "integer"} for name in
+                      ("wait_max_seconds", "streams_per_token_max", "waits_per_token_max")}),
+}, description="Profile feed: wake up instead of polling (§16).")
+
+
 def register_profile():
     register(Profile(name="feed", manifest=feed_manifest, hold=hold,
-                     arguments={"inbox": WAIT_ARG, "list_events": WAIT_ARG}))
+                     arguments={"inbox": WAIT_ARG, "list_events": WAIT_ARG}, manifest_schema=MANIFEST_SCHEMA))

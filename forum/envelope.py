@@ -14,16 +14,17 @@ def envelope_shape():
     kinds = list(ACTS) + [kind for profile in PROFILES.values() for kind in profile.kinds]
     fields = {
         "parley": Str(enum=["1"], description='Protocol version; if present it must be "1".'),
-        "kind": Str(enum=kinds, description="The speech act (see the manifest's kinds)."),
+        "kind": Str(enum=kinds, description="The speech act: post's description gives one line per kind, the manifest's kinds the rules."),
         "thread": Ref("th", description="The thread (th_<n> or <n>); omit only to open a thread with ask."),
         "parent": Ref("msg", description="The message replied to (msg_<n> or <n>); default: the thread's "
                                          "first message. Must belong to `thread`."),
         "from": Obj({"extension": Str(pattern=EXTENSION_PATTERN, description=(
             "The sub-agent acting on this token's line; absent means the line itself."))},
-            ignored=["identity"]),
+            ignored=["identity"], description="Who speaks: only the extension is yours to say."),
         "body": Str(min_len=1, max_len=limit("body_max_chars"), strip=True,
                     description="1 to body_max_chars Unicode characters after trimming white space."),
-        "provenance": Obj({"model": Str(max_len=200), "client": Str(max_len=200)},
+        "provenance": Obj({"model": Str(max_len=200, description="The model that wrote it."),
+                           "client": Str(max_len=200, description="The client or host that sent it.")},
                           description="Which model and client produced this message."),
     }
     for profile in PROFILES.values():

@@ -1,37 +1,40 @@
-"""The manifest (§2): built from the same tables the server enforces, never written by hand. Its schema is
-the `get_manifest` output schema of REST's OpenAPI and of MCP's tool list."""
+"""The manifest (§2): built from the same tables the server enforces, never written by hand. Its schema
+(manifest_schema) is the `get_manifest` output schema of REST's OpenAPI and of MCP's tool list."""
 from django.conf import settings
 
 from forum.acts import manifest_kinds
 from forum.models import TERMINAL_STATES, Right, State
 from forum.profiles import PROFILES
-from forum.wire import strict
+from forum.wire import STRING_LIST, strict
 from parley_site import __version__
 from parley_site.errors import reasons_table
 
-STRING_LIST = {"type": "array", "items": {"type": "string"}}
+KIND_SCHEMA = strict({
+    "name": {"type": "string"},
+    "needs_thread": {"type": "boolean", "description": "false only for ask: without thread it opens one"},
+    "authority": {"type": "string", "description": "who may post it (§7)"},
+    "expects_reply": {"type": "boolean"},
+    "description": {"type": "string"},
+})
 
-MANIFEST_SCHEMA = strict({
-    "parley": {"type": "string", "const": "1"},
-    "server": strict({"name": {"type": "string"}, "version": {"type": "string"}}),
-    "realm": {"type": "string"},
-    "kinds": {"type": "array", "items": strict({
-        "name": {"type": "string"},
-        "needs_thread": {"type": "boolean", "description": "false only for ask: without thread it opens one"},
-        "authority": {"type": "string"},
-        "expects_reply": {"type": "boolean"},
-        "description": {"type": "string"},
-    })},
-    "states": STRING_LIST,
-    "terminal_states": STRING_LIST,
-    "rights": STRING_LIST,
-    "operations": {"type": "array", "items": strict({
-        "name": {"type": "string"}, "mcp_tool": {"type": "string"}, "http": {"type": "string"}})},
-    "profiles": {"type": "object", "additionalProperties": {"type": "object"}},
-    "limits": {"type": "object", "additionalProperties": {"type": "integer"}},
-    "reasons": {"type": "array", "items": strict({
-        "reason": {"type": "string"}, "status": {"type": "integer"}, "when": {"type": "string"}})},
-}, description="Everything an agent needs to speak Parley (§2).")
+
+def manifest_schema():
+    """The manifest's schema, with the section of every installed profile and every limit it publishes."""
+    return strict({
+        "parley": {"type": "string", "const": "1"},
+        "server": strict({"name": {"type": "string"}, "version": {"type": "string"}}),
+        "realm": {"type": "string", "description": "identities of this server are <realm>:<handle>"},
+        "kinds": {"type": "array", "items": KIND_SCHEMA},
+        "states": STRING_LIST,
+        "terminal_states": STRING_LIST,
+        "rights": STRING_LIST,
+        "operations": {"type": "array", "items": strict({
+            "name": {"type": "string"}, "mcp_tool": {"type": "string"}, "http": {"type": "string"}})},
+        "profiles": strict({name: profile.manifest_schema for name, profile in PROFILES.items()}),
+        "limits": strict({name: {"type": "integer"} for name in settings.PARLEY_LIMITS}),
+        "reasons": {"type": "array", "items": strict({
+            "reason": {"type": "string"}, "status": {"type": "integer"}, "when": {"type": "string"}})},
+    }, description="Everything an agent needs to speak Parley (§2).")
 
 
 def manifest(operations):

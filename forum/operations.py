@@ -7,17 +7,19 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
+from django.conf import settings
+
 from forum import cursors, selectors, services
 from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
 from forum.held import Held
 from forum.idempotency import run_idempotent
 from forum.limits import limit
 from forum.listings import events_listing, inbox_listing
-from forum.manifest import MANIFEST_SCHEMA, manifest
-from forum.models import AwaitingAct, State
-from forum.profiles import annotate_messages, list_items, operation_arguments, render_result
-from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE_SCHEMA, MESSAGE_SCHEMA, THREAD_SCHEMA, list_schema,
-                        message_json, message_tree, strict, thread_json)
+from forum.manifest import manifest, manifest_schema
+from forum.models import AwaitingAct, Right, State
+from forum.profiles import PROFILES, annotate_messages, list_items, operation_arguments, render_result
+from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE, THREAD_SCHEMA, list_schema, message_json, message_schema,
+                        message_tree, strict, thread_json, with_message_nodes)
 from parley_site import metrics
 from parley_site.errors import InvalidBody
 from parley_site.shapes import Bool, Int, Obj, Ref, Str
@@ -28,13 +30,23 @@ from parley_site.statement_timeout import read_transaction
 class Operation:
     name: str  # also its MCP tool's name
     http: str
-    description: str
+    # The description and the output schema may be functions, built when read: profiles register their
+    # kinds and shapes in AppConfig.ready(), after this module is imported (as `input` is a function).
+    description: str | Callable[[], str]
     input: Callable[[], Obj]  # built per call: profiles and limits are read when apps are ready
-    output: dict
+    output: dict | Callable[[], dict]
     run: Callable  # (actor, validated arguments) -> the answer's body, or a forum.held.Held
     read_only: bool = True
     needs_actor: bool = True
     status: int = 200  # the HTTP status of an answer
+
+    @property
+    def description_text(self):
+        return self.description() if callable(self.description) else self.description
+
+    @property
+    def output_schema(self):
+        return self.output() if callable(self.output) else self.output
 
 
 OPERATIONS = {}
@@ -47,13 +59,12 @@ def register(operation):
 
 def call(operation, actor, arguments, idempotency_key=None, *, door):
     """Run `operation` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike, and
-    where each is counted under its `door` (parley_site.metrics). `actor` may be a function that
-    authenticates the caller: it then runs first (§13: token_invalid before all else) and a refusal it
-    raises is counted too. Returns (status, body), or a forum.held.Held for a list call held open. A keyed
-    write is replayed before its arguments are even read (§13)."""
+    where each is counted under its `door` (parley_site.metrics). Returns (status, body), or a
+    forum.held.Held for a list call held open. A keyed write is replayed before its arguments are even read
+    (§13)."""
     started = time.perf_counter()
     try:
-        result = _run(operation, actor() if callable(actor) else actor, arguments, idempotency_key)
+        result = _run(operation, actor, arguments, idempotency_key)
     except Exception as exc:
         metrics.observe(operation.name, door, metrics.outcome_of(exc), started)
         raise
@@ -160,10 +171,27 @@ def run_read_message(actor, args):
 
 def run_read_thread(actor, args):
     thread = selectors.thread_get(actor, args["thread"])
+    if "after" in args:
+        return {"thread": thread_json(thread), "messages": messages_after(thread, args["after"])}
     nodes = []
     tree = message_tree(selectors.thread_messages(thread), collect=nodes)
     annotate_messages(nodes)
     return {"thread": thread_json(thread), "messages": tree}
+
+
+def messages_after(thread, message_id):
+    """§17: the messages after `message_id` (one of the thread's), flat, at most page_size_max."""
+    messages = [message_json(message) for message in
+                selectors.thread_messages_after(thread, message_id, limit("page_size_max"))]
+    annotate_messages(messages)
+    return messages
+
+
+def run_whoami(actor, args):
+    """§17: the caller as the server sees it; a human session holds the rights its permission implies."""
+    rights = [right for right in Right.values if right in actor.rights]
+    return {"identity": actor.identity, "label": actor.label, "rights": rights,
+                 "realm": settings.PARLEY_REALM}
 
 
 def run_list_threads(actor, args):
@@ -203,75 +231,145 @@ def read_message_input():
     return Obj({"message": Ref("msg", description="The message: msg_<n> or <n>.")}, required=["message"])
 
 
+def read_thread_input():
+    return Obj({**THREAD_ARG, "after": Ref("msg", description=(
+        "A message of this thread (msg_<n> or <n>): answer only the messages created after it, flat."))},
+        required=["thread"])
+
+
 def list_threads_input():
     return Obj({
-        "state": Str(enum=State.values), "awaiting": Str(enum=AwaitingAct.values),
-        "creator": Str(min_len=1, max_len=160), "confirmed": Bool(), "q": Str(min_len=1, max_len=200),
+        "state": Str(enum=State.values, description="Only threads in this state."),
+        "awaiting": Str(enum=AwaitingAct.values, description="Only threads awaiting this act."),
+        "creator": Str(min_len=1, max_len=160, description="Only threads opened by this identity."),
+        "confirmed": Bool(description="true: only confirmed states; false: only pending proposals."),
+        "q": Str(min_len=1, max_len=200, description="Words to find in titles and bodies."),
         **paging_fields()})
 
 
 def list_events_input():
-    return Obj({**THREAD_ARG, **paging_fields(), **operation_arguments("list_events")})
+    return Obj({"thread": Ref("th", description="Only this thread's events: th_<n> or <n>."),
+                **paging_fields(), **operation_arguments("list_events")})
 
 
 def inbox_input():
-    return Obj({"awaiting": Str(enum=AwaitingAct.values),
-                "extension": Str(pattern=EXTENSION_PATTERN, description="Your extension (default: none)."),
+    return Obj({"awaiting": Str(enum=AwaitingAct.values, description="Which of your moves (default answer)."),
+                "extension": Str(pattern=EXTENSION_PATTERN, description=(
+                    "Your extension: its own questions stay hidden (default: the line itself).")),
                 **paging_fields(), **operation_arguments("inbox")})
 
 
-# --- the operations ----------------------------------------------------------------------------------
+# --- their answers -------------------------------------------------------------------------------------
 
-WRITE_SCHEMA = {
-    "type": "object",
-    "properties": {"message": {"anyOf": [MESSAGE_SCHEMA, {"type": "null"}]}, "thread": THREAD_SCHEMA,
-                   "claim": {"type": "object", "description": "the claim, for the dialectic profile's kinds"}},
-    "required": ["message", "thread"],
-    "additionalProperties": False,
-}
+def write_schema():
+    """What post, confirm and dismiss answer (§12), with what a profile adds (dialectic: the claim)."""
+    write_properties = {name: schema for profile in PROFILES.values()
+                        for name, schema in profile.write_properties.items()}
+    return strict({"message": {"anyOf": [message_schema(), {"type": "null"}],
+                               "description": "the message stored; null for confirm and dismiss"},
+                   "thread": THREAD_SCHEMA}, write_properties)
+
+
+def read_message_schema():
+    return strict({"message": message_schema()})
+
+
+def read_thread_schema():
+    tree_or_flat = {"anyOf": [{"$ref": f"#/$defs/{MESSAGE_NODE}"}, message_schema()], "description": (
+        "without after: the tree (nodes with replies); with after: the messages since, flat, without replies")}
+    return with_message_nodes(strict({"thread": THREAD_SCHEMA,
+                                      "messages": {"type": "array", "items": tree_or_flat}}))
+
+
+WHOAMI_SCHEMA = strict({
+    "identity": {"type": "string", "description": "<realm>:<handle> for a token, human:<name> for a person"},
+    "label": {"type": "string", "description": "the display label"},
+    "rights": {"type": "array", "items": {"type": "string", "enum": Right.values},
+               "description": "read, write, lock (moderate: your marks bind, confirm, dismiss), verify"},
+    "realm": {"type": "string", "description": "this server's realm"},
+}, description="Who the caller is (§17).")
+
+POST_DESCRIPTION = (
+    "Speak: post one envelope {kind, body (1-500 characters), thread (th_<n>, for every kind but an "
+    "opening ask), parent (msg_<n>, default the thread's first message)}. Pick the kind by what you do:\n"
+    "- ask: without thread, open a new thread with a question; with thread, ask a follow-up of parent's "
+    "author.\n"
+    "- answer: answer a question that is not your own (open -> answered).\n"
+    "- note: a remark; it changes neither the state nor whose turn it is.\n"
+    "- decide: record the thread's decision (creator or lock; from open, answered or decided).\n"
+    "- close: close an answered or decided thread (creator or lock); never straight from open (there use "
+    "defer, obsolete or reject); without lock it is a proposal until a moderator confirms it, and only a "
+    "confirmed close locks the thread.\n"
+    "- reopen: reopen a closed thread (its creator or lock); a deferred, obsolete or rejected one by lock "
+    "only.\n"
+    "- defer / obsolete / reject: set the thread aside (creator or lock).\n"
+    "{profile_lines}"
+    "Without lock every mark (answer, decide, close, defer, obsolete, reject) is a proposal: the thread "
+    "awaits a moderator's confirm, and the same mark again is refused. With lock it binds at once. Never "
+    "reply to your own message (self_reply). To retry safely send an idempotency key (MCP: the "
+    "idempotency_key argument; HTTP: the Idempotency-Key header).")
+
+
+def post_description():
+    lines = "".join(f"- {kind}: {line}\n" for profile in PROFILES.values()
+                    for kind, line in profile.kind_lines.items())
+    return POST_DESCRIPTION.replace("{profile_lines}", lines)
+
 
 GET_MANIFEST = register(Operation(
     "get_manifest", "GET /api/v1/manifest",
-    "Everything needed to speak Parley: version, speech acts, states, rights, operations, limits, profiles "
-    "and the stable refusal reasons. Call this first.",
-    no_input, MANIFEST_SCHEMA, run_manifest, needs_actor=False))
+    "Call this first, once: everything needed to speak Parley (speech acts and who may post them, states, "
+    "rights, operations, limits, profiles, and every refusal reason with its status). Needs no token.",
+    no_input, manifest_schema, run_manifest, needs_actor=False))
+WHOAMI = register(Operation(
+    "whoami", "GET /api/v1/whoami",
+    "Who you are: your identity, label, rights and realm. Call it after get_manifest: your identity tells "
+    "your own threads and messages from others', and your rights what you may do (without lock your marks "
+    "are proposals).",
+    no_input, WHOAMI_SCHEMA, run_whoami))
 POST = register(Operation(
-    "post", "POST /api/v1/messages",
-    "Post an envelope: ask (without thread: open a new thread), answer, note, decide, close, reopen, defer, "
-    "obsolete, reject. The body is 1-500 characters. Rights hang on the token; `from.extension` names the "
-    "sub-agent. Marks by a model without `lock` are proposals until a moderator confirms them.",
-    envelope_shape, WRITE_SCHEMA, run_post, read_only=False, status=201))
+    "post", "POST /api/v1/messages", post_description,
+    envelope_shape, write_schema, run_post, read_only=False, status=201))
 READ_MESSAGE = register(Operation(
-    "read_message", "GET /api/v1/messages/{id}", "Read one message (without its replies).",
-    read_message_input, strict({"message": MESSAGE_SCHEMA}), run_read_message))
+    "read_message", "GET /api/v1/messages/{id}",
+    "Read one message (without its replies), e.g. one an event or another message points to.",
+    read_message_input, read_message_schema, run_read_message))
 READ_THREAD = register(Operation(
     "read_thread", "GET /api/v1/threads/{id}",
-    "Read a thread: its state, whose turn it is (awaiting), and all messages nested by parent in creation "
-    "order.",
-    thread_input, strict({"thread": THREAD_SCHEMA, "messages": {"type": "array", "items": MESSAGE_NODE_SCHEMA}}),
-    run_read_thread))
+    "Read a thread: its state, whose turn it is (awaiting) and its messages. Without after: the whole tree, "
+    "nested by parent in creation order; read it once before you speak in a thread. With after (the last "
+    "message you saw): only the messages since, flat, at most page_size_max; follow a thread that way, and "
+    "ask again after the last one for more.",
+    read_thread_input, read_thread_schema, run_read_thread))
 LIST_THREADS = register(Operation(
     "list_threads", "GET /api/v1/threads",
-    "List threads, oldest first, filtered by state, awaiting act, creator identity, confirmed (true/false) "
-    "and q (text in titles and bodies). Pass the returned cursor back to continue.",
+    "Find threads: all of them, oldest first, filtered by state, awaiting act, creator, confirmed and q "
+    "(text in titles and bodies). Pass the returned cursor back to continue. To find your next move use "
+    "inbox instead.",
     list_threads_input, list_schema(THREAD_SCHEMA), run_list_threads))
 LIST_EVENTS = register(Operation(
     "list_events", "GET /api/v1/events",
-    "List state events (every state change with origin, actor and confirmation), oldest first, for one "
-    "thread or all. Pass the returned cursor back to get only what is new; with wait, the call holds until "
-    "something new is there.",
+    "Watch state changes: every event (a thread's or a claim's state change, with origin, actor, the "
+    "message that made it and its confirmation), oldest first, for one thread or all. Pass the returned "
+    "cursor back to get only what is new; with wait, the call holds until something new is there.",
     list_events_input, list_schema(EVENT_SCHEMA), run_list_events))
 INBOX = register(Operation(
     "inbox", "GET /api/v1/inbox",
-    "Threads awaiting you, in the order they started awaiting: awaiting=answer (default: questions you may "
-    "answer), decision or close (threads awaiting your decision or close), confirmation (the moderation "
-    "queue; needs lock). Questions asked by your own extension stay hidden.",
+    "Your next move: threads awaiting you, in the order they started awaiting. awaiting=answer (default): "
+    "questions you may answer (your own extension's stay hidden). awaiting=decision: threads you opened "
+    "whose question was answered, awaiting your decision: to wait for the answer to your own question, "
+    "call inbox with awaiting=decision and wait=30, and again with the returned cursor, instead of "
+    "polling read_thread. awaiting=close: your decided threads awaiting your close. "
+    "awaiting=confirmation: the moderation queue (needs lock). Pass the returned cursor back to get only "
+    "what is new.",
     inbox_input, list_schema(THREAD_SCHEMA), run_inbox))
 CONFIRM = register(Operation(
     "confirm", "POST /api/v1/threads/{id}/confirm",
-    "Confirm the pending proposal on a thread (needs lock). A confirmed close or side state locks it.",
-    thread_input, WRITE_SCHEMA, run_confirm, read_only=False))
+    "Moderators (lock): confirm the pending proposal on a thread, e.g. from inbox awaiting=confirmation. A "
+    "confirmed close or side state locks the thread. Retry safely with an idempotency key, as for post.",
+    thread_input, write_schema, run_confirm, read_only=False))
 DISMISS = register(Operation(
     "dismiss", "POST /api/v1/threads/{id}/dismiss",
-    "Dismiss the pending proposal on a thread (needs lock): it returns to its last confirmed state.",
-    thread_input, WRITE_SCHEMA, run_dismiss, read_only=False))
+    "Moderators (lock): drop the pending proposal on a thread; it returns to its last confirmed state. "
+    "Retry safely with an idempotency key, as for post.",
+    thread_input, write_schema, run_dismiss, read_only=False))

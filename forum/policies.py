@@ -65,9 +65,11 @@ def may_post_to_full_thread(actor, kind):
     return kind in MARKS_TAKEN_WHEN_FULL and marks_are_confirmed(actor)
 
 
-def next_state(kind, state):
+def next_state(kind, state, may_confirm=False):
     """The §5 transition table for a thread that is not locked. Returns the new state, STATE_UNCHANGED, or
-    raises Illegal. A mark equal to a pending proposal is Illegal ("use confirm"); `decide` re-decides."""
+    raises Illegal, whose text says what to do instead; `may_confirm` (the caller moderates) decides whether
+    that is to confirm a pending proposal or to wait for a moderator. A mark equal to a pending proposal is
+    Illegal; `decide` re-decides."""
     if kind not in ACTS or ACTS[kind].mark is None:  # ask, note, and a profile's kinds
         return STATE_UNCHANGED
     if kind == "answer":
@@ -75,22 +77,35 @@ def next_state(kind, state):
     if kind == "decide":
         if state in (State.OPEN, State.ANSWERED, State.DECIDED):
             return State.DECIDED
-        raise Illegal("decide needs an open, answered or decided thread")
+        raise Illegal(f"decide needs an open, answered or decided thread; this one is a proposed {state}: "
+                      f"{pending_step(may_confirm)}")
     if kind == "close":
         if state in (State.ANSWERED, State.DECIDED):
             return State.CLOSED
         if state == State.OPEN:
-            raise Illegal("close needs an answered or decided thread (three steps at once are not allowed; "
-                          "use obsolete, reject or defer)")
-        raise Illegal(f"the thread is already {state}; use confirm")
+            raise Illegal("close needs an answered or decided thread (three steps at once are not allowed): "
+                          "answer or decide first, or use obsolete, reject or defer")
+        if state == State.CLOSED:
+            raise Illegal(f"the thread is already a proposed closed: {pending_step(may_confirm)}")
+        raise Illegal(f"close needs an answered or decided thread; this one is a proposed {state}: "
+                      f"{pending_step(may_confirm)}")
     if kind == "reopen":
         if state == State.CLOSED or state in SIDE_STATES:
             return State.OPEN
-        raise Illegal(f"only a closed thread or a side state can be reopened, not {state}")
+        raise Illegal(f"only a closed thread or a side state can be reopened; this one is {state}, open to "
+                      "further acts as it is")
     target = ACTS[kind].mark
     if state == target:
-        raise Illegal(f"the thread is already {state}; use confirm")
+        raise Illegal(f"the thread is already a proposed {state}: {pending_step(may_confirm)}")
     return target
+
+
+def pending_step(may_confirm):
+    """What a caller does about a pending proposal (§8), by its rights."""
+    if may_confirm:
+        return "confirm it with confirm, or drop it with dismiss"
+    return ("it awaits a moderator's confirmation (confirm and dismiss need lock); wait for it, or post a "
+            "note meanwhile")
 
 
 def awaiting(act, who=None, since=None):

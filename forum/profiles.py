@@ -40,6 +40,14 @@ class Profile:
     # hold(actor, args, listing, after, limit) -> items or a forum.held.Held: reads a list operation's page,
     # and may hold an empty one until something new arrives (feed: `wait`, §16).
     hold: Callable | None = None
+    # The JSON Schemas of what the profile adds to the core's answers, so each tool's outputSchema describes
+    # every key it answers (§12): keys it puts on a message (dialectic: `claim`), keys of a write's answer
+    # (dialectic: `claim`), and its section of the manifest.
+    message_properties: dict = field(default_factory=dict)
+    write_properties: dict = field(default_factory=dict)
+    manifest_schema: dict = field(default_factory=lambda: {"type": "object"})
+    # kind -> one line for the `post` tool's description: when a model uses that kind.
+    kind_lines: dict = field(default_factory=dict)
 
 
 PROFILES = {}

@@ -87,7 +87,8 @@ def limits():
 
 def operations():
     return table(["operation (MCP tool)", "HTTP", "writes", "what it does"],
-                 [[code(op.name), code(op.http), yes_no(not op.read_only), op.description]
+                 [[code(op.name), code(op.http), yes_no(not op.read_only),
+                   op.description_text.split("\n")[0]]
                   for op in OPERATIONS.values()])
 
 

@@ -9,7 +9,7 @@ from forum.actors import Actor
 from forum.filters import ThreadFilter
 from forum.models import TERMINAL_STATES, AwaitingAct, Message, Right, StateEvent, Thread, Token
 from forum.policies import has_right, inbox_senders
-from parley_site.errors import NotFound, TokenInvalid, TokenRightMissing
+from parley_site.errors import InvalidBody, NotFound, TokenInvalid, TokenRightMissing
 
 # The columns an actor is built from: what a re-check of a token reads (current_actors).
 ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify")
@@ -97,6 +97,18 @@ def thread_messages(thread):
 def thread_history(thread):
     """Every state event of the thread (its own and its claims'), oldest first."""
     return list(StateEvent.objects.filter(thread=thread).order_by("id"))
+
+
+def thread_messages_after(thread, message_id, limit):
+    """§17: the messages of `thread` created after `message_id`, in creation order, at most `limit`. Ids
+    follow creation order within a thread: its writes are serialised on its row (§9). Refuses not_found for
+    an unknown message, invalid_body (`after`) for one of another thread."""
+    anchor_thread = Message.objects.filter(pk=message_id).values_list("thread_id", flat=True).first()
+    if anchor_thread is None:
+        raise NotFound("message", f"msg_{message_id}")
+    if anchor_thread != thread.pk:
+        raise InvalidBody(f"msg_{message_id} does not belong to th_{thread.pk}", field="after")
+    return list(Message.objects.filter(thread=thread, pk__gt=message_id).order_by("id")[:limit])
 
 
 def page(queryset, key, after, limit):

@@ -75,7 +75,7 @@ def _post_to_thread(actor, envelope):
     if kind in REPLY_KINDS and (parent.author_identity, parent.author_extension) == (actor.identity, extension):
         raise SelfReply(message_id=f"msg_{parent.pk}")
     try:
-        new_state = policies.next_state(kind, thread.state)
+        new_state = policies.next_state(kind, thread.state, policies.can_moderate(actor))
     except policies.Illegal as refusal:
         raise InvalidTransition(str(refusal), state=thread.state, kind=kind) from None
     apply_profile = profile.prepare(actor, thread, envelope, resolved) if profile else None

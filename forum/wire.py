@@ -1,8 +1,14 @@
 """The wire shapes of Parley v1 §12, and their JSON Schemas. REST and MCP render through these
-functions, so both doors answer the same JSON; the schemas feed OpenAPI and the MCP `outputSchema`."""
+functions, so both doors answer the same JSON; the schemas feed OpenAPI and the MCP `outputSchema`.
+
+Every object a schema here describes is closed (`additionalProperties: false`) and every key typed, since
+SDK clients validate results against the tool's `outputSchema`. A schema that holds a profile's part is a
+function: profiles register in AppConfig.ready(), after this module is imported."""
 from forum.models import AwaitingAct
+from forum.profiles import PROFILES
 
 NULLABLE_STRING = {"type": ["string", "null"]}
+STRING_LIST = {"type": "array", "items": {"type": "string"}}
 TIME = {"type": "string", "format": "date-time"}
 NULLABLE_TIME = {"type": ["string", "null"], "format": "date-time"}
 # §4 names a message's author `llm` or `human`; the stored origin says `llm` or `user` (as §8 does).
@@ -53,6 +59,7 @@ def message_json(message):
         "created_at": stamp(message.created_at),
         "provenance": message.provenance,
         "awaiting": awaiting_json(left.get("act"), left.get("from"), left.get("since") or message.pk),
+        "redacted": None,  # §17: {"by", "at"} once redaction exists; no message is redacted yet
     }
 
 
@@ -77,6 +84,7 @@ def event_json(event):
         "id": key("ev", event.pk),
         "thread": key("th", event.thread_id),
         "claim": key("cl", event.claim_number),
+        "message": key("msg", event.message_id),
         "from_state": event.from_state,
         "to_state": event.to_state,
         "label": event.label,
@@ -85,6 +93,7 @@ def event_json(event):
         "at": stamp(event.at),
         "confirmed_at": stamp(event.confirmed_at),
         "confirmed_by": event.confirmed_by or None,
+        "note": None,  # §12: a dismiss or redact reason; neither takes one yet
     }
 
 
@@ -114,34 +123,53 @@ THREAD_SCHEMA = strict({
     "message_count": {"type": "integer"},
 })
 
-_MESSAGE_PROPERTIES = {
-    "id": {"type": "string", "pattern": "^msg_[0-9]+$"},
-    "thread": {"type": "string"},
-    "parent": NULLABLE_STRING,
-    "kind": {"type": "string"},
+MESSAGE_REF = {"type": "string", "pattern": "^msg_[0-9]+$"}
+NULLABLE_MESSAGE_REF = {"type": ["string", "null"], "pattern": "^msg_[0-9]+$"}
+MESSAGE_PROPERTIES = {
+    "id": MESSAGE_REF,
+    "thread": {"type": "string", "pattern": "^th_[0-9]+$"},
+    "parent": {**NULLABLE_MESSAGE_REF, "description": "the message replied to; null for the first message"},
+    "kind": {"type": "string", "description": "the speech act (the manifest's kinds)"},
     "body": {"type": "string"},
-    "from": {"type": "object", "properties": {
-        "identity": {"type": "string"}, "extension": NULLABLE_STRING,
-        "label": {"type": "string", "description": "KI · <label> for lock holders"}},
-        "required": ["identity", "extension"], "additionalProperties": False},
+    "from": strict({"identity": {"type": "string"}, "extension": NULLABLE_STRING},
+                   {"label": {"type": "string", "description": "KI · <label> for lock holders"}}),
     "author_kind": {"type": "string", "enum": ["llm", "human"]},
     "created_at": TIME,
-    "provenance": {"type": ["object", "null"]},
-    "awaiting": AWAITING_SCHEMA,
+    "provenance": {"type": ["object", "null"], "properties": {"model": {"type": "string"},
+                                                              "client": {"type": "string"}},
+                   "additionalProperties": False, "description": "which model and client wrote it, if said"},
+    "awaiting": {**AWAITING_SCHEMA, "description": "the open move this message left"},
+    "redacted": {"anyOf": [strict({"by": {"type": "string"}, "at": TIME}), {"type": "null"}],
+                 "description": "null, or who erased the message and when (its body is then empty)"},
 }
-# Profiles may add their view of a message (dialectic: the claim it asserted); never required.
-PROFILE_MESSAGE_PROPERTIES = {
-    "claim": {"type": ["object", "null"], "description": "dialectic profile: the claim this message "
-                                                           "asserted, in its current state"},
-}
-MESSAGE_SCHEMA = strict(_MESSAGE_PROPERTIES, PROFILE_MESSAGE_PROPERTIES)
-MESSAGE_NODE_SCHEMA = strict({**_MESSAGE_PROPERTIES, "replies": {
-    "type": "array", "items": {"type": "object"}, "description": "nested messages"}}, PROFILE_MESSAGE_PROPERTIES)
+MESSAGE_NODE = "message_node"  # the name, under `$defs`, of the recursive schema of a thread's tree
+
+
+def profile_message_properties():
+    """What the installed profiles add to a message (dialectic: the claim it asserted); never required."""
+    return {name: schema for profile in PROFILES.values() for name, schema in profile.message_properties.items()}
+
+
+def message_schema():
+    """A message as read_message and the writes answer it, without replies."""
+    return strict(MESSAGE_PROPERTIES, profile_message_properties())
+
+
+def message_node_schema():
+    """A node of a thread's tree; its replies are nodes too, by `$ref` to the root's `$defs`."""
+    replies = {"type": "array", "items": {"$ref": f"#/$defs/{MESSAGE_NODE}"}, "description": "nested messages"}
+    return strict({**MESSAGE_PROPERTIES, "replies": replies}, profile_message_properties())
+
+
+def with_message_nodes(schema):
+    """A root schema whose `$ref`s reach the message node."""
+    return {**schema, "$defs": {MESSAGE_NODE: message_node_schema()}}
+
 
 EVENT_SCHEMA = strict({
     "id": {"type": "string", "pattern": "^ev_[0-9]+$"},
     "thread": {"type": "string"},
-    "claim": NULLABLE_STRING,
+    "claim": {**NULLABLE_STRING, "description": "the claim, for a claim's event (dialectic); else null"},
     "from_state": NULLABLE_STRING,
     "to_state": {"type": "string"},
     "label": {"type": "string"},
@@ -150,6 +178,8 @@ EVENT_SCHEMA = strict({
     "at": TIME,
     "confirmed_at": NULLABLE_TIME,
     "confirmed_by": NULLABLE_STRING,
+    "message": {**NULLABLE_MESSAGE_REF, "description": "the message that made this event, or null"},
+    "note": {**NULLABLE_STRING, "description": "a dismiss or redact reason, else null"},
 })
 
 ERROR_SCHEMA = strict({"error": strict({

@@ -3,12 +3,45 @@ profile's operations join without a line here. A call runs `forum.operations.cal
 too; this module only translates its answer (or its refusal) into an MCP tool result."""
 import json
 
+from forum.envelope import IDEMPOTENCY_KEY_PATTERN
 from forum.held import Held
 from forum.operations import OPERATIONS, call
+from forum.wire import strict
 from mcp_bridge.jsonrpc import INVALID_PARAMS, ProtocolFault
+from parley_site import metrics
+from parley_site.errors import REFUSALS, InvalidBody
 from parley_site.exception_handler import as_parley_error
+from parley_site.shapes import Str
 
 IDEMPOTENCY_META = "io.parley/idempotency-key"  # Parley v1 §4.1
+# §4.1: a model inside a host sets arguments, not `_meta`, so the write tools take the key as an argument
+# too. It is the MCP door's, not the operation's: over REST the key is a header and this an unknown field.
+IDEMPOTENCY_ARGUMENT = "idempotency_key"
+IDEMPOTENCY_KEY = Str(pattern=IDEMPOTENCY_KEY_PATTERN, description=(
+    "Any 1-128 characters of [A-Za-z0-9._:-] you choose for this write: sending the same call again with "
+    "the same key (a retry after a time-out) replays the first answer and stores nothing new."))
+
+# §13's refusal as a tool result carries it: structuredContent {"error": {..., "status"}}. It is part of
+# every tool's outputSchema because clients may validate it too: the TypeScript SDK's client (the MCP
+# Inspector's, for one) checks structuredContent against outputSchema even when isError is true.
+REFUSAL_SCHEMA = strict({"error": strict({
+    "reason": {"type": "string", "enum": sorted({cls.reason for cls in REFUSALS}),
+               "description": "the stable reason (the manifest's reasons)"},
+    "message": {"type": "string", "description": "what went wrong and what to do next"},
+    "detail": {"type": "object", "additionalProperties": True, "description": (
+        "the reason's particulars, e.g. field (invalid_body), right (token_right_missing), object "
+        "(not_found), limit (limit_exceeded), retry_after (rate_limited), fix (unavailable)")},
+    "status": {"type": "integer", "description": "the HTTP status the REST API answers for it"},
+})}, description="A refusal (isError: true).")
+
+
+def output_schema(operation):
+    """The operation's answer or a refusal. The answer's `$defs` move to the root, where its `$ref`s
+    point."""
+    answer = dict(operation.output_schema)
+    definitions = answer.pop("$defs", None)
+    schema = {"type": "object", "anyOf": [answer, REFUSAL_SCHEMA]}
+    return {**schema, "$defs": definitions} if definitions else schema
 
 
 def tool_definition(operation):
@@ -18,11 +51,33 @@ def tool_definition(operation):
         annotations.update(destructiveHint=False, idempotentHint=False)
     return {
         "name": operation.name,
-        "description": operation.description,
-        "inputSchema": operation.input().json_schema(),
-        "outputSchema": operation.output,
+        "description": operation.description_text,
+        "inputSchema": input_schema(operation),
+        "outputSchema": output_schema(operation),
         "annotations": annotations,
     }
+
+
+def input_schema(operation):
+    """The operation's own input schema; a write tool's also takes the idempotency key."""
+    schema = operation.input().json_schema()
+    if not operation.read_only:
+        schema["properties"][IDEMPOTENCY_ARGUMENT] = IDEMPOTENCY_KEY.json_schema()
+    return schema
+
+
+def idempotency_key(operation, arguments, meta):
+    """The call's key, from `_meta` or the argument (§4.1), and the arguments the operation itself takes.
+    Both given and different is invalid_body naming the argument."""
+    from_meta = meta.get(IDEMPOTENCY_META)
+    if operation.read_only or not isinstance(arguments, dict) or IDEMPOTENCY_ARGUMENT not in arguments:
+        return from_meta, arguments
+    arguments = dict(arguments)
+    argument = IDEMPOTENCY_KEY.validate(arguments.pop(IDEMPOTENCY_ARGUMENT), IDEMPOTENCY_ARGUMENT)
+    if from_meta is not None and from_meta != argument:
+        raise InvalidBody(f"{IDEMPOTENCY_ARGUMENT} and _meta[\"{IDEMPOTENCY_META}\"] differ; send one key",
+                          field=IDEMPOTENCY_ARGUMENT)
+    return argument, arguments
 
 
 def tool_list():
@@ -60,8 +115,7 @@ def call_tool(params, authenticate):
         raise ProtocolFault(INVALID_PARAMS, "params._meta must be an object")
     arguments = params.get("arguments")
     try:
-        answer = call(operation, authenticate if operation.needs_actor else None,
-                      {} if arguments is None else arguments, meta.get(IDEMPOTENCY_META), door="mcp")
+        answer = run_tool(operation, authenticate, arguments, meta)
     except Exception as exc:  # noqa: BLE001 - a refusal becomes a result; anything else is re-raised
         error = as_parley_error(exc)
         if error is None:
@@ -70,6 +124,18 @@ def call_tool(params, authenticate):
     if isinstance(answer, Held):
         return answer.then(held_result)
     return tool_result(answer[1])
+
+
+def run_tool(operation, authenticate, arguments, meta):
+    """§13's order: `token_invalid` first, then this door's idempotency argument, then the operation. A
+    refusal before the operation runs is counted here, as the REST door counts its own."""
+    try:
+        actor = authenticate() if operation.needs_actor else None
+        key, arguments = idempotency_key(operation, {} if arguments is None else arguments, meta)
+    except Exception as exc:
+        metrics.observe(operation.name, "mcp", metrics.outcome_of(exc))
+        raise
+    return call(operation, actor, arguments, key, door="mcp")
 
 
 def held_result(outcome):

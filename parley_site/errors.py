@@ -46,13 +46,15 @@ class TokenRightMissing(ParleyError):
     when = "the token lacks the right (detail.right)"
 
     def __init__(self, right):
-        super().__init__(f"this token lacks the '{right}' right", right=right)
+        super().__init__(f"this token lacks the '{right}' right; whoami lists the rights it has, and its "
+                         "operator can grant more", right=right)
 
 
 class ThreadAuthorityMissing(ParleyError):
     reason, status = "thread_authority_missing", 403
     when = "no authority over this thread or claim"
-    default_message = "no authority over this thread"
+    default_message = ("no authority over this thread: only its creator, a lock holder or a human may mark it; "
+                       "post an answer or a note instead")
 
 
 class NotFound(ParleyError):
@@ -63,13 +65,14 @@ class NotFound(ParleyError):
         detail = {"object": obj}
         if ref is not None:
             detail["id"] = str(ref)
-        super().__init__(f"no such {obj}", **detail)
+        super().__init__(f"no such {obj}; check the id", **detail)
 
 
 class SelfReply(ParleyError):
     reason, status = "self_reply", 409
     when = "same (identity, extension) replying to its own message"
-    default_message = "an extension may not reply to its own message"
+    default_message = ("an extension may not reply to its own message; wait for another participant (inbox "
+                       "with awaiting=decision and wait)")
 
 
 class ThreadLocked(ParleyError):
@@ -88,7 +91,7 @@ class InvalidTransition(ParleyError):
 class NothingToConfirm(ParleyError):
     reason, status = "nothing_to_confirm", 409
     when = "confirm/dismiss with no proposal pending"
-    default_message = "no proposal is pending on this thread"
+    default_message = "no proposal is pending on this thread; read_thread shows its state, and there is nothing to do"
 
 
 class SelfAttest(ParleyError):
@@ -100,7 +103,7 @@ class SelfAttest(ParleyError):
 class IdempotencyConflict(ParleyError):
     reason, status = "idempotency_conflict", 409
     when = "an idempotency key reused for a different request"
-    default_message = "this idempotency key was used for a different request"
+    default_message = "this idempotency key was used for a different request; use a new key for a new request"
 
 
 class LimitExceeded(ParleyError):
@@ -121,7 +124,8 @@ class RateLimited(ParleyError):
     when = "too many writes; detail.retry_after seconds, and a Retry-After header"
 
     def __init__(self, retry_after):
-        super().__init__("too many writes; retry later", retry_after=retry_after, limit="writes_per_minute")
+        super().__init__("too many writes; retry after detail.retry_after seconds", retry_after=retry_after,
+                         limit="writes_per_minute")
 
     def headers(self):
         return {"Retry-After": str(self.detail["retry_after"])}

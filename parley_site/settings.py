@@ -224,7 +224,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "feed.schema.add_event_stream"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "feed.schema.add_event_stream",
+                             "forum.api.schema.hoist_definitions"],
 }
 
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")

@@ -218,7 +218,8 @@ class List(Shape):
 
 class Obj(Shape):
     """A JSON object that refuses unknown fields. `ignored` names fields the server sets itself: a client
-    that sends them is not refused, their values are dropped (Parley v1 §4)."""
+    that sends them is not refused, their values are dropped (Parley v1 §4). Its schema leaves them out:
+    a field no client should send has no place among the arguments a model reads."""
 
     def __init__(self, fields, required=(), ignored=(), description=None):
         self.fields, self.required, self.ignored = fields, set(required), set(ignored)
@@ -245,8 +246,6 @@ class Obj(Shape):
             "properties": {name: shape.json_schema() for name, shape in self.fields.items()},
             "additionalProperties": False,
         }
-        for name in sorted(self.ignored):
-            schema["properties"][name] = {"description": "set by the server; a value sent here is ignored"}
         if self.required:
             schema["required"] = sorted(self.required)
         return self.with_description(schema)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
-NOT_IN_A_CLONE = shutil.ignore_patterns(".git", ".venv", "staticfiles", "artifacts", "*.sqlite3", "__pycache__")
+NOT_IN_A_CLONE = shutil.ignore_patterns(".git", ".venv", "staticfiles", "artifacts", "*.sqlite3", "__pycache__",
+                                        "node_modules")
 # What a newcomer's shell does not have: the suite's settings, key and database.
 SUITE_ENVIRONMENT = ("DJANGO_SETTINGS_MODULE", "SECRET_KEY", "DATABASE_URL", "DEBUG", "ALLOWED_HOSTS")
 

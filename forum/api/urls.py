@@ -16,4 +16,5 @@ urlpatterns = [
     path("threads/<str:ref>/dismiss", WriteView.as_view(operation=operations.DISMISS, path_argument="thread")),
     path("events", ReadView.as_view(operation=operations.LIST_EVENTS)),
     path("inbox", ReadView.as_view(operation=operations.INBOX)),
+    path("whoami", ReadView.as_view(operation=operations.WHOAMI)),
 ]

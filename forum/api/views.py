@@ -35,7 +35,7 @@ class OperationSchema(AutoSchema):
         return self.view.operation.name
 
     def get_description(self):
-        return self.view.operation.description
+        return self.view.operation.description_text
 
     def get_auth(self):
         return super().get_auth() if self.view.operation.needs_actor else []
@@ -47,7 +47,7 @@ class OperationSchema(AutoSchema):
 
     def get_response_serializers(self):
         operation = self.view.operation
-        responses = {operation.status: operation.output}
+        responses = {operation.status: operation.output_schema}
         if operation.needs_actor:
             responses.update({code: OpenApiResponse(response=ERROR_SCHEMA, description="a refusal (§13)")
                               for code in ERROR_STATUSES[self.method]})

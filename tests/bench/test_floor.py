@@ -94,5 +94,5 @@ def test_the_benchmarks_own_server_starts_and_its_floor_answers(transactional_db
         finally:
             agent.close()
     assert status == 201 and Message.objects.filter(pk=answer["id"]).exists()
-    assert refusal[:2] == (404, {"error": {"reason": "not_found", "message": "no such thread",
+    assert refusal[:2] == (404, {"error": {"reason": "not_found", "message": "no such thread; check the id",
                                            "detail": {"object": "thread", "id": "th_999999"}}})

@@ -1,5 +1,6 @@
 """Contracts: the OpenAPI document validates, and real answers of every operation match the operation's
 declared output schema (so forum/wire.py and forum/operations.py cannot drift from what is served)."""
+import json
 import re
 from pathlib import Path
 
@@ -8,7 +9,7 @@ from django.core.management import call_command
 from jsonschema import Draft202012Validator
 
 from forum.operations import OPERATIONS
-from forum.wire import ERROR_SCHEMA, MESSAGE_NODE_SCHEMA
+from forum.wire import ERROR_SCHEMA, message_node_schema, with_message_nodes
 from parley_site.errors import ParleyError
 from tests.forum.expect import accepted
 
@@ -24,6 +25,17 @@ def conforms(body, schema):
 def test_the_openapi_document_validates_without_warnings(tmp_path, db):
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
     assert (tmp_path / "schema.yaml").stat().st_size > 0
+
+
+def test_the_openapi_document_holds_whoami_following_and_the_recursive_tree(tmp_path, db):
+    target = tmp_path / "schema.json"
+    call_command("spectacular", "--format", "openapi-json", "--file", str(target))
+    document = target.read_text()
+    paths = json.loads(document)["paths"]
+    assert "get" in paths["/api/v1/whoami"]
+    assert "after" in {parameter["name"] for parameter in paths["/api/v1/threads/{ref}"]["get"]["parameters"]}
+    # The tree's `$defs` (a JSON Schema document's own) became a component the document can reach.
+    assert "$defs" not in document and '"#/components/schemas/MessageNode"' in document
 
 
 @pytest.fixture
@@ -45,6 +57,7 @@ def answers(thread_in, as_alice, as_bob, as_mod, as_human):
         "list_threads": as_bob.get("/api/v1/threads"),
         "list_events": as_bob.get("/api/v1/events"),
         "inbox": as_mod.get("/api/v1/inbox", awaiting="confirmation"),
+        "whoami": as_mod.get("/api/v1/whoami"),
         "confirm": as_mod.post(f"/api/v1/threads/{thread}/confirm"),
         "dismiss": as_mod.post(f"/api/v1/threads/{other}/dismiss"),
     }
@@ -56,12 +69,12 @@ def test_every_core_operation_is_exercised(answers):
 
 
 @pytest.mark.parametrize("name", ["get_manifest", "post", "read_message", "read_thread", "list_threads",
-                                  "list_events", "inbox", "confirm", "dismiss"])
+                                  "list_events", "inbox", "whoami", "confirm", "dismiss"])
 def test_a_real_answer_matches_the_declared_output_schema(name, answers):
     response = answers[name]
     assert response.status_code in (200, 201), response.content
     body = response.json()
-    conforms(body, OPERATIONS[name].output)
+    conforms(body, OPERATIONS[name].output_schema)
     if name in ("list_threads", "list_events", "inbox"):
         assert body["items"], "an empty list proves little"
 
@@ -71,7 +84,7 @@ def test_every_node_of_a_thread_tree_matches_the_message_node_schema(answers):
     seen = 0
     while pending:
         node = pending.pop()
-        conforms(node, MESSAGE_NODE_SCHEMA)
+        conforms(node, with_message_nodes(message_node_schema()))
         pending.extend(node["replies"])
         seen += 1
     assert seen == 5

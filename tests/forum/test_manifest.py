@@ -12,6 +12,7 @@ CORE_OPERATIONS = {
     "inbox": "GET /api/v1/inbox",
     "confirm": "POST /api/v1/threads/{id}/confirm",
     "dismiss": "POST /api/v1/threads/{id}/dismiss",
+    "whoami": "GET /api/v1/whoami",
 }
 REASONS = {  # §13's table
     ("invalid_body", 400), ("token_invalid", 401), ("token_right_missing", 403),

@@ -35,6 +35,12 @@ READS = {
     "inbox": ("mod", "/api/v1/inbox", {"awaiting": "confirmation"}, {"awaiting": "confirmation"}),
     "read_claim": ("carol", "/api/v1/claims/{claim}", {}, {"claim": "{claim}"}),
     "list_claims": ("carol", "/api/v1/claims", {"thread": "{thread}"}, {"thread": "{thread}"}),
+    "whoami": ("mod", "/api/v1/whoami", {}, {}),
+}
+# Further forms of a read, asked through both doors as READS are: (operation, persona, path, query, arguments).
+READ_FORMS = {
+    "read_thread_after": ("read_thread", "bob", "/api/v1/threads/{thread}", {"after": "{answer}"},
+                          {"thread": "{thread}", "after": "{answer}"}),
 }
 WRITES = {"post", "confirm", "dismiss"}
 
@@ -58,6 +64,27 @@ def test_a_read_answers_the_same_data_through_both_doors(operation, world, reque
     result = McpAgent(token).call(operation, fill(arguments, world))
     assert result["isError"] is False
     assert result["structuredContent"] == rest.json()
+
+
+@pytest.mark.parametrize("form", sorted(READ_FORMS))
+def test_a_form_of_a_read_answers_the_same_data_through_both_doors(form, world, request):
+    operation, persona, path, query, arguments = READ_FORMS[form]
+    token = request.getfixturevalue(persona)
+    rest = Agent(token).get(path.format(**world), **fill(query, world))
+    assert rest.status_code == 200, rest.json()
+    assert rest.json()["messages"], "an empty answer proves little"
+    assert McpAgent(token).call(operation, fill(arguments, world))["structuredContent"] == rest.json()
+
+
+def test_a_key_sent_as_header_argument_or_meta_replays_the_same_answer(alice):
+    """§4.1: one key, whichever door and form carries it: REST's header, MCP's argument or `_meta`."""
+    envelope = {"kind": "ask", "body": "Asked once, retried thrice?"}
+    first = rest_call(alice, "POST", "/api/v1/messages", envelope, {"Idempotency-Key": "one-key"})
+    assert first.status_code == 201
+    by_argument = McpAgent(alice).call("post", {**envelope, "idempotency_key": "one-key"})
+    by_meta = McpAgent(alice).call("post", envelope, meta={"io.parley/idempotency-key": "one-key"})
+    assert by_argument["structuredContent"] == by_meta["structuredContent"] == first.json()
+    assert Message.objects.count() == 1
 
 
 def test_a_post_over_mcp_answers_what_rest_then_reads(world, carol):

@@ -9,8 +9,8 @@ from parley_site.shapes import Obj
 from tests.mcp_bridge.conftest import refusal
 
 ASK = {"kind": "ask", "body": "Which tools are there?"}
-CORE_TOOLS = {"get_manifest", "post", "read_message", "read_thread", "list_threads", "list_events", "inbox",
-              "confirm", "dismiss"}
+CORE_TOOLS = {"get_manifest", "whoami", "post", "read_message", "read_thread", "list_threads", "list_events",
+              "inbox", "confirm", "dismiss"}
 
 
 def listed_tools(mcp):
@@ -28,9 +28,13 @@ def test_tools_list_offers_every_operation_and_needs_no_token(mcp):
 def test_each_tool_declares_the_schemas_the_server_enforces(mcp):
     for name, tool in listed_tools(mcp).items():
         operation = OPERATIONS[name]
-        assert tool["description"] == operation.description
-        assert tool["inputSchema"] == operation.input().json_schema()
-        assert tool["outputSchema"] == operation.output
+        assert tool["description"] == operation.description_text
+        declared = operation.input().json_schema()
+        if not operation.read_only:  # the door's own argument (§4.1)
+            declared["properties"]["idempotency_key"] = tool["inputSchema"]["properties"]["idempotency_key"]
+        assert tool["inputSchema"] == declared
+        assert tool["outputSchema"]["anyOf"][0] == {key: value for key, value in operation.output_schema.items()
+                                                    if key != "$defs"}
         assert tool["inputSchema"]["type"] == tool["outputSchema"]["type"] == "object"
         jsonschema.Draft202012Validator.check_schema(tool["inputSchema"])
         jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
@@ -79,9 +83,10 @@ def test_get_manifest_needs_no_token(mcp):
 
 def test_get_manifest_answers_its_declared_output_schema_with_boolean_flags(mcp):
     manifest = mcp(None).call("get_manifest")["structuredContent"]
-    jsonschema.validate(manifest, OPERATIONS["get_manifest"].output)
+    jsonschema.validate(manifest, OPERATIONS["get_manifest"].output_schema)
+    jsonschema.validate(manifest, listed_tools(mcp)["get_manifest"]["outputSchema"])
     assert {kind["name"]: kind["needs_thread"] for kind in manifest["kinds"]}["ask"] is False
-    assert OPERATIONS["get_manifest"].output["properties"]["kinds"]["items"]["properties"]["needs_thread"][
+    assert OPERATIONS["get_manifest"].output_schema["properties"]["kinds"]["items"]["properties"]["needs_thread"][
         "type"] == "boolean"
 
 
@@ -109,3 +114,12 @@ def test_a_malformed_idempotency_key_is_an_invalid_body_refusal(mcp, alice):
     error = refusal(mcp(alice).call("post", ASK, meta={"io.parley/idempotency-key": "no spaces allowed"}))
     assert (error["reason"], error["detail"]["field"]) == ("invalid_body", "Idempotency-Key")
     assert Message.objects.count() == 0
+
+
+def test_whoami_answers_the_callers_identity_and_rights(mcp, mod):
+    assert mcp(mod).call("whoami")["structuredContent"] == {
+        "identity": "ainotes:mod", "label": "Moderator", "rights": ["read", "write", "lock"], "realm": "ainotes"}
+
+
+def test_whoami_without_a_token_is_refused_token_invalid(mcp, db):
+    assert refusal(mcp(None).call("whoami"))["reason"] == "token_invalid"

@@ -1,13 +1,22 @@
 """`make run`, the README's first command, serves the whole feed profile (§16): its server streams and
 holds waits. Started the way a newcomer starts it, on a demo database of its own."""
+import json
 import os
+import re
+import shlex
 import signal
 import subprocess
+import textwrap
 import time
 from pathlib import Path
 
+import anyio
+import httpx2
 import pytest
 from django.db import connection
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from bench.server import HttpAgent, free_port
 from tests.sse_client import SseStream
@@ -29,12 +38,18 @@ class MadeRun:
 
     def demo_token(self):
         """The secret the demo command prints under its "Demo token for ..." line."""
+        printed = self.read_until(lambda lines: len(lines) >= 3 and lines[-3].startswith("Demo token for")
+                                  and lines[-1].strip())
+        return printed[-1].strip()
+
+    def read_until(self, done):
+        """Lines printed from here on, up to the first at which done(lines so far) holds."""
         printed = []
         for line in self.process.stdout:
             printed.append(line)
-            if len(printed) >= 3 and printed[-3].startswith("Demo token for") and line.strip():
-                return line.strip()
-        raise AssertionError("make run printed no demo token:\n" + "".join(printed))
+            if done(printed):
+                return printed
+        raise AssertionError("make run stopped printing before it printed what was expected:\n" + "".join(printed))
 
     def wait_until_serving(self):
         probe, deadline = HttpAgent(self, None, timeout=5), time.monotonic() + 60
@@ -85,3 +100,45 @@ def test_make_runs_server_streams_and_holds_waits(made_run):
         assert time.monotonic() - started >= 1
     finally:
         stream.close()
+
+
+def printed_setups(made_run):
+    """{title: text} of the MCP client set-ups make run prints after the demo token."""
+    lines = made_run.read_until(lambda lines: lines[-1].startswith("Moderators' console"))
+    text = "".join(lines)
+    blocks = re.findall(r"^  (\S[^\n]*):\n((?:    [^\n]*\n)+)", text, re.M)
+    return {title: textwrap.dedent(body) for title, body in blocks}
+
+
+async def whoami_over(session_streams):
+    async with session_streams as (read, write, *_):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return (await session.call_tool("whoami", {})).structured_content
+
+
+def test_make_run_prints_client_setups_that_connect_with_the_demo_token(made_run):
+    secret = made_run.demo_token()
+    setups = printed_setups(made_run)
+    claude = shlex.split(next(text for title, text in setups.items() if title == "Claude Code"))
+    url = f"http://127.0.0.1:{made_run.port}/mcp"
+    assert claude == ["claude", "mcp", "add", "--transport", "http", "parley", url, "--header",
+                      f"Authorization: Bearer {secret}"]
+    configs = [json.loads(text) for title, text in setups.items() if title != "Claude Code"]
+    http_entry = configs[0]["mcpServers"]["parley"]
+    assert configs[1]["servers"]["parley"] == http_entry == {
+        "type": "http", "url": url, "headers": {"Authorization": f"Bearer {secret}"}}
+    stdio = configs[2]["mcpServers"]["parley"]
+    made_run.wait_until_serving()
+
+    async def main():
+        async with httpx2.AsyncClient(headers=http_entry["headers"]) as http:
+            over_http = await whoami_over(streamable_http_client(http_entry["url"], http_client=http))
+        with open(os.devnull, "w") as logs:
+            server = StdioServerParameters(command=stdio["command"], args=stdio["args"], env=stdio["env"])
+            over_stdio = await whoami_over(stdio_client(server, errlog=logs))
+        return over_http, over_stdio
+
+    over_http, over_stdio = anyio.run(main)
+    assert over_http == over_stdio
+    assert over_http["identity"].startswith("ainotes:demo-agent-")

@@ -1,6 +1,9 @@
-"""Loads a small demo conversation (once) and prints a fresh demo token with a curl example; on the demo
-database of `make run` (settings.PARLEY_DEMO_DATABASE) also a moderator login for the console."""
+"""Loads a small demo conversation (once) and prints a fresh demo token with a curl example and the MCP
+client set-ups that use it; on the demo database of `make run` (settings.PARLEY_DEMO_DATABASE) also a
+moderator login for the console."""
+import os
 import secrets
+import sys
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -13,6 +16,7 @@ from forum.envelope import clean_envelope
 from forum.models import Token
 from forum.services import message_post, state_confirm
 from forum.tokens import token_create
+from mcp_bridge.client_setups import printed_setups
 
 DEMO_HANDLES = ("demo-asker", "demo-answerer", "demo-moderator")
 DEMO_MODERATOR = "moderator"
@@ -57,7 +61,9 @@ class Command(BaseCommand):
         self.stdout.write(f"    curl -s -H 'Authorization: Bearer {secret}' -H 'Content-Type: application/json' "
                           f"-d '{{\"kind\": \"ask\", \"body\": \"Hello, is anyone there?\"}}' "
                           f"{base}/api/v1/messages\n")
-        self.stdout.write(f"API docs: {base}/api/docs/\n")
+        self.stdout.write(f"API docs: {base}/api/docs/\n\n")
+        self.stdout.write(printed_setups(f"{base}/mcp", secret, sys.executable, settings.BASE_DIR / "manage.py",
+                                         os.environ.get("DATABASE_URL")) + "\n")
         self.write_console_login(base, password)
 
     def write_console_login(self, base, password):
