@@ -33,15 +33,18 @@ def test_the_next_state_of_each_act_in_each_state_is_the_tables(kind, state):
         assert policies.next_state(kind, state) == outcome
 
 
-@pytest.mark.parametrize("kind,state,says", [
-    ("close", "open", "use obsolete, reject or defer"),
-    ("close", "closed", "use confirm"),
-    *[(kind, state, "use confirm") for kind, state in [("defer", "deferred"), ("obsolete", "obsolete"),
-                                                       ("reject", "rejected")]],
+REPEATED_PROPOSALS = [("close", "closed"), ("defer", "deferred"), ("obsolete", "obsolete"), ("reject", "rejected")]
+
+
+@pytest.mark.parametrize("kind,state,may_confirm,says", [
+    ("close", "open", False, "use obsolete, reject or defer"),
+    ("close", "open", True, "use obsolete, reject or defer"),
+    *[(kind, state, True, "confirm it with confirm, or drop it with dismiss") for kind, state in REPEATED_PROPOSALS],
+    *[(kind, state, False, "awaits a moderator's confirmation") for kind, state in REPEATED_PROPOSALS],
 ])
-def test_a_refused_transition_says_what_to_do_instead(kind, state, says):
+def test_a_refused_transition_says_what_to_do_instead_for_the_callers_rights(kind, state, may_confirm, says):
     with pytest.raises(policies.Illegal, match=says):
-        policies.next_state(kind, state)
+        policies.next_state(kind, state, may_confirm)
 
 
 # --- §6: whose turn it is after a message -----------------------------------------------------------

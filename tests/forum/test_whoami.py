@@ -19,9 +19,10 @@ def test_whoami_without_a_token_is_token_invalid(agent, db):
 
 
 def test_whoami_with_a_revoked_token_is_token_invalid(alice, agent):
+    from forum.actors import Actor
     from forum.tokens import token_revoke
 
-    token_revoke(alice)
+    token_revoke(Actor.for_operator("tests"), alice.pk)
     refused(agent(alice).get("/api/v1/whoami"), 401, "token_invalid")
 
 
