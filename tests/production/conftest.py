@@ -3,6 +3,7 @@ import shutil
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
+import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import connection
@@ -93,3 +94,18 @@ def app_cluster(on_postgresql):
             yield Cluster(stack.enter_context(HAProxy(apps, binary=haproxy)), apps, bouncer, direct)
 
     return start
+
+
+@pytest.fixture
+def scratch_database(on_postgresql):
+    """The URL of a fresh, empty database beside the test database on the same server (dropped afterwards),
+    for what needs a database of its own: a restore, migrations run back to zero."""
+    direct = database_url(connection.settings_dict)
+    name = f"{connection.settings_dict['NAME']}_scratch"
+    with psycopg.connect(direct.rsplit("/", 1)[0] + "/postgres", autocommit=True) as maintenance:
+        maintenance.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        maintenance.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield direct.rsplit("/", 1)[0] + f"/{name}"
+        finally:
+            maintenance.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
