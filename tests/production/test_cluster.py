@@ -106,7 +106,8 @@ def test_through_pgbouncer_requests_are_pooled_and_the_feeds_session_connects_di
         time.sleep(1)
         say(http_agent(cluster.servers[1], alice), "ask", "Pooled?")
         join()
-        pooled = [row for row in cluster.bouncer.admin("SHOW STATS") if row["database"] == cluster.database.rsplit("/", 1)[1]]
+        database_name = cluster.database.rsplit("/", 1)[1]
+        pooled = [row for row in cluster.bouncer.admin("SHOW STATS") if row["database"] == database_name]
         pooler_clients = {row["application_name"] for row in cluster.bouncer.admin("SHOW CLIENTS")}
         with psycopg.connect(cluster.database, autocommit=True) as primary:
             listening = primary.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
