@@ -3,6 +3,7 @@ packages: HAProxy balancing requests over several gunicorn servers, and PgBounce
 connections in transaction mode. Shared by the tests (tests/production/test_cluster.py) and the ceiling
 benchmark (bench/ceiling.py). Each is `with ...:` and leaves nothing behind."""
 import os
+import pwd
 import shutil
 import subprocess
 import tempfile
@@ -15,6 +16,20 @@ import psycopg
 from bench.server import HttpAgent, free_port
 
 START_TIMEOUT = 30
+
+
+def postgres_os_user():
+    """PostgreSQL refuses to run as root; as root the cluster runs as the `postgres` OS user. Returns
+    (command prefix, uid, gid), or None when there is no way to run it as another user."""
+    if os.geteuid() != 0:
+        return [], os.geteuid(), os.getegid()
+    try:
+        user = pwd.getpwnam("postgres")
+    except KeyError:
+        return None
+    if shutil.which("runuser") is None:
+        return None
+    return ["runuser", "-u", "postgres", "--"], user.pw_uid, user.pw_gid
 
 
 class Background:
@@ -112,7 +127,7 @@ backend app
 class PgBouncer(Background):
     """`with PgBouncer(database_url, os_user) as bouncer:` PgBouncer in transaction pooling mode in front of
     the PostgreSQL of `database_url`, any database name passed through; `bouncer.url(database_url)` is the
-    same URL through it. It refuses to run as root, hence `os_user` (tests.production.private_cluster)."""
+    same URL through it. It refuses to run as root, hence `os_user` (postgres_os_user())."""
 
     name = "pgbouncer"
 

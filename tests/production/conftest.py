@@ -8,10 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from bench.cluster import HAProxy, PgBouncer
+from bench.cluster import HAProxy, PgBouncer, postgres_os_user
 from bench.server import GunicornServer, HttpAgent, database_url
-from tests.production.private_cluster import (ALIAS, PrivateCluster, every_query_on, postgres_os_user,
-                                              postgresql_binaries)
+from tests.production.private_cluster import ALIAS, PrivateCluster, every_query_on, postgresql_binaries
 
 
 @pytest.fixture
