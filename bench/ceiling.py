@@ -14,6 +14,10 @@ PostgreSQL only; it drops and recreates its own database (`parley_ceiling` by de
    transaction mode with a pool of 1, 4 or 16 server connections. The first configuration runs again
    last, so the drift of a shared machine shows.
 
+3. **How long one ask holds the lock**, inside the request: asks one at a time through the whole request
+   stack in this process, timed from the statement that takes the lock to the end of the commit. 1 / that
+   time is the ceiling of state-changing writes for the whole forum, however many servers serve it.
+
 It prints figures, not verdicts."""
 import argparse
 import os
@@ -39,7 +43,7 @@ def arguments():
     parser.add_argument("--seconds", type=float, default=8, help="per configuration")
     parser.add_argument("--clients", type=int, default=16, help="concurrent client processes (threads in part 1)")
     parser.add_argument("--tokens", type=int, default=400)
-    parser.add_argument("--part", choices=["lock", "servers", "both"], default="both")
+    parser.add_argument("--part", choices=["lock", "servers", "hold", "all"], default="all")
     return parser.parse_args()
 
 
@@ -97,6 +101,51 @@ def lock_part(args):
             rate = serialised_tails(args.database_url, args.clients, args.seconds, locked, synchronous)
             print(f"   {('on' if synchronous else 'off'):<20}{('held' if locked else 'none'):<8}{rate:>10.0f}"
                   f"{1000 / rate:>14.3f}", flush=True)
+
+
+# Part 3: how long one ask holds the lock, measured inside the request.
+
+def lock_holds(secrets, requests):
+    """Asks through the whole request stack in this process, one at a time: per ask, the seconds from the
+    statement that takes the places lock to the end of the commit, and the request's own seconds."""
+    from django.db import connection, transaction
+    from django.test import Client
+
+    holds, totals = [], []
+
+    def timed(execute, sql, params, many, context):
+        if "pg_advisory_xact_lock" in sql:
+            taken = time.perf_counter()
+            transaction.on_commit(lambda: holds.append(time.perf_counter() - taken))
+        return execute(sql, params, many, context)
+
+    client = Client()
+    with connection.execute_wrapper(timed):
+        for number in range(requests):
+            started = time.perf_counter()
+            answer = client.post("/api/v1/messages", {"kind": "ask", "body": f"how long {number}"},
+                                 content_type="application/json",
+                                 HTTP_AUTHORIZATION=f"Bearer {secrets[number % len(secrets)]}")
+            assert answer.status_code == 201, answer.content
+            totals.append(time.perf_counter() - started)
+    return holds, totals
+
+
+def hold_part(args, secrets):
+    from django.db import connection
+
+    print("\n3. how long one ask holds the places lock (in-process, one ask at a time, 200 asks)", flush=True)
+    print(f"   {'synchronous_commit':<20}{'held p50 ms':>12}{'held mean':>10}{'request p50':>12}"
+          f"{'held / request':>15}{'1 / held (writes/s)':>21}", flush=True)
+    for synchronous in (True, False):
+        set_synchronous_commit(args.database_url, synchronous)
+        connection.close()  # the next session reads the database's new default
+        holds, totals = lock_holds(secrets, 200)
+        held, total = statistics.median(holds), statistics.median(totals)
+        print(f"   {('on' if synchronous else 'off'):<20}{held * 1000:>12.2f}{statistics.mean(holds) * 1000:>10.2f}"
+              f"{total * 1000:>12.2f}{held / total:>15.2f}{1 / statistics.mean(holds):>21.0f}", flush=True)
+    set_synchronous_commit(args.database_url, True)
+    connection.close()
 
 
 # Part 2: through the production servers.
@@ -204,10 +253,13 @@ def main():
     size = grow_to(500, 1500, args.tokens)
     print(f"forum: {size.threads} threads, {size.messages} messages, {size.tokens} tokens; "
           f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
-    if args.part in ("lock", "both"):
+    secrets = [bench_secret(number) for number in range(args.tokens)]
+    if args.part in ("lock", "all"):
         lock_part(args)
-    if args.part in ("servers", "both"):
-        servers_part(args, size, [bench_secret(number) for number in range(args.tokens)])
+    if args.part in ("servers", "all"):
+        servers_part(args, size, secrets)
+    if args.part in ("hold", "all"):
+        hold_part(args, secrets)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end", flush=True)
 
 
