@@ -12,7 +12,8 @@ PostgreSQL only; it drops and recreates its own database (`parley_ceiling` by de
    pg_stat_activity is sampled for backends waiting on an advisory lock. The configurations vary one
    thing at a time: `synchronous_commit`, one app server of two workers or two of one, PgBouncer in
    transaction mode with a pool of 1, 4 or 16 server connections. The first configuration runs again
-   last, so the drift of a shared machine shows.
+   last, so the drift of a shared machine shows; the rounds repeat them all, and each figure is also given as
+   a ratio to the first configuration of its round.
 
 3. **How long one ask holds the lock**, inside the request: asks one at a time through the whole request
    stack in this process, timed from the statement that takes the lock to the end of the commit. 1 / that
@@ -43,6 +44,7 @@ def arguments():
     parser.add_argument("--seconds", type=float, default=8, help="per configuration")
     parser.add_argument("--clients", type=int, default=16, help="concurrent client processes (threads in part 1)")
     parser.add_argument("--tokens", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the configurations through the servers")
     parser.add_argument("--part", choices=["lock", "servers", "hold", "all"], default="all")
     return parser.parse_args()
 
@@ -213,33 +215,47 @@ def serve(stack, configuration, url):
     return balancer, [server.process for server in servers] + extra + [balancer.process]
 
 
-def servers_part(args, size, secrets):
+def one_configuration(args, configuration, size, secrets):
+    """Figures of one configuration, and the mean backends in a transaction and waiting on the lock."""
     from bench.loadgen import Target, measure
 
-    print(f"\n2. through the production servers ({args.clients} client processes, {args.seconds:.0f} s each)",
-          flush=True)
-    print(f"   {'configuration':<36}{'writes/s':>9}{'p50 ms':>8}{'p99 ms':>8}{'cpu ms':>8}"
+    set_synchronous_commit(args.database_url, configuration.synchronous)
+    with ExitStack() as stack:
+        balancer, processes = serve(stack, configuration, args.database_url)
+        target = Target(port=balancer.port, operation=configuration.operation, secrets=secrets,
+                        threads=list(range(2, size.threads + 1, 2)), big_thread=1, inbox_cursor="")
+        stop, samples = threading.Event(), []
+        sampler = threading.Thread(target=advisory_waits, args=(args.database_url, stop, samples))
+        sampler.start()
+        try:
+            figures = measure(target, args.clients, args.seconds, ClusterMeter(processes, args.database_url))
+        finally:
+            stop.set()
+            sampler.join()
+    in_transaction = statistics.mean(busy for busy, _ in samples) if samples else float("nan")
+    on_lock = statistics.mean(waiting for _, waiting in samples) if samples else float("nan")
+    return figures, in_transaction, on_lock
+
+
+def servers_part(args, size, secrets):
+    print(f"\n2. through the production servers ({args.clients} client processes, {args.seconds:.0f} s each, "
+          f"{args.rounds} rounds)", flush=True)
+    print(f"   {'configuration':<36}{'writes/s':>9}{'x first':>8}{'p50 ms':>8}{'p99 ms':>8}{'cpu ms':>8}"
           f"{'in tx':>7}{'on lock':>8}  failures", flush=True)
-    for configuration in CONFIGURATIONS:
-        set_synchronous_commit(args.database_url, configuration.synchronous)
-        with ExitStack() as stack:
-            balancer, processes = serve(stack, configuration, args.database_url)
-            target = Target(port=balancer.port, operation=configuration.operation, secrets=secrets,
-                            threads=list(range(2, size.threads + 1, 2)), big_thread=1, inbox_cursor="")
-            stop, samples = threading.Event(), []
-            sampler = threading.Thread(target=advisory_waits, args=(args.database_url, stop, samples))
-            sampler.start()
-            try:
-                figures = measure(target, args.clients, args.seconds, ClusterMeter(processes, args.database_url))
-            finally:
-                stop.set()
-                sampler.join()
-        in_transaction = statistics.mean(busy for busy, _ in samples) if samples else float("nan")
-        on_lock = statistics.mean(waiting for _, waiting in samples) if samples else float("nan")
-        print(f"   {configuration.label:<36}{figures.throughput:>9.1f}{figures.p50_ms:>8.1f}{figures.p99_ms:>8.1f}"
-              f"{figures.cpu_ms_per_request:>8.2f}{in_transaction:>7.1f}{on_lock:>8.1f}  {figures.failures or ''}",
-              flush=True)
+    ratios = {configuration.label: [] for configuration in CONFIGURATIONS}
+    for _ in range(args.rounds):
+        first = None
+        for configuration in CONFIGURATIONS:
+            figures, in_transaction, on_lock = one_configuration(args, configuration, size, secrets)
+            first = first or figures
+            ratios[configuration.label].append(figures.throughput / first.throughput)
+            print(f"   {configuration.label:<36}{figures.throughput:>9.1f}{ratios[configuration.label][-1]:>8.2f}"
+                  f"{figures.p50_ms:>8.1f}{figures.p99_ms:>8.1f}{figures.cpu_ms_per_request:>8.2f}"
+                  f"{in_transaction:>7.1f}{on_lock:>8.1f}  {figures.failures or ''}", flush=True)
     set_synchronous_commit(args.database_url, True)
+    print("\n   throughput over the first configuration of the same round, median over the rounds:", flush=True)
+    for label, found in ratios.items():
+        print(f"   {label:<36}{statistics.median(found):>8.2f}  ({min(found):.2f}-{max(found):.2f})", flush=True)
 
 
 def main():
