@@ -3,7 +3,6 @@ processes, port and database connections) behind HAProxy, directly on PostgreSQL
 transaction pooling mode. Nothing is shared between the servers but the database (docs/deploy.md §6-7), so
 a waiter on one is woken by a write on the other, one rate limit counts the writes of both, a cursor taken
 on one continues on the other, and the production load through the balancer loses and doubles nothing."""
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlencode
@@ -33,21 +32,9 @@ def say(agent, kind, body, **fields):
     return answer, headers
 
 
-def in_background(call):
-    """call() on a thread of its own; returns a join() giving (its result, time.monotonic() when it ended)."""
-    outcome = {}
-
-    def run():
-        outcome["result"] = call()
-        outcome["at"] = time.monotonic()
-
-    worker = threading.Thread(target=run)
-    worker.start()
-
-    def join():
-        worker.join(40)
-        return outcome["result"], outcome["at"]
-    return join
+def held_wait(pool, agent, cursor):
+    """GET inbox?wait=20 from `cursor` on a pool thread: a future of (page, time.monotonic() it answered)."""
+    return pool.submit(lambda: (get(agent, "/api/v1/inbox", wait=20, since=cursor)[0], time.monotonic()))
 
 
 @DATABASE_PATHS
@@ -55,12 +42,12 @@ def test_a_waiter_on_one_server_is_woken_by_a_write_on_the_other(app_cluster, ht
     with app_cluster(pooled=pooled) as cluster:
         first, second = cluster.servers
         waiter, writer = http_agent(first, bob), http_agent(second, alice)
-        cursor = get(waiter, "/api/v1/inbox")[0]["cursor"]
-        join = in_background(lambda: get(waiter, "/api/v1/inbox", wait=20, since=cursor))
-        time.sleep(1)  # the waiter is held on the first server
-        posted = time.monotonic()
-        thread = say(writer, "ask", "Which server hears this?")[0]["thread"]["id"]
-        (page, _), woken = join()
+        with ThreadPoolExecutor(1) as pool:
+            waiting = held_wait(pool, waiter, get(waiter, "/api/v1/inbox")[0]["cursor"])
+            time.sleep(1)  # the waiter is held on the first server
+            posted = time.monotonic()
+            thread = say(writer, "ask", "Which server hears this?")[0]["thread"]["id"]
+            page, woken = waiting.result(timeout=40)
     assert [item["id"] for item in page["items"]] == [thread]
     assert woken - posted < 5, "woken by the note, not by the end of the wait"
 
@@ -101,11 +88,11 @@ def test_through_pgbouncer_requests_are_pooled_and_the_feeds_session_connects_di
         app_cluster, http_agent, alice, bob):
     with app_cluster(pooled=True) as cluster:
         waiter = http_agent(cluster.servers[0], bob)
-        cursor = get(waiter, "/api/v1/inbox")[0]["cursor"]
-        join = in_background(lambda: get(waiter, "/api/v1/inbox", wait=20, since=cursor))
-        time.sleep(1)
-        say(http_agent(cluster.servers[1], alice), "ask", "Pooled?")
-        join()
+        with ThreadPoolExecutor(1) as pool:
+            waiting = held_wait(pool, waiter, get(waiter, "/api/v1/inbox")[0]["cursor"])
+            time.sleep(1)
+            say(http_agent(cluster.servers[1], alice), "ask", "Pooled?")
+            waiting.result(timeout=40)
         database_name = cluster.database.rsplit("/", 1)[1]
         pooled = [row for row in cluster.bouncer.admin("SHOW STATS") if row["database"] == database_name]
         pooler_clients = {row["application_name"] for row in cluster.bouncer.admin("SHOW CLIENTS")}
