@@ -84,9 +84,11 @@ class HAProxy(Background):
     def __init__(self, servers, binary=None):
         super().__init__()
         self.binary = binary or shutil.which("haproxy") or "/usr/sbin/haproxy"
-        backends = "\n".join(f"    server app{n} 127.0.0.1:{server.port} check inter 1s"
+        backends = "\n".join(f"    server app{n} 127.0.0.1:{server.port} check"
                              for n, server in enumerate(servers))
         # Timeouts above the longest hold (a 30 s wait, the stream's 15 s heartbeat), as docs/deploy.md asks.
+        # A probe may queue behind a loaded server's requests for seconds (docs/deploy.md, section 5): with
+        # a check timeout shorter than that, a balancer takes every busy server out at once and answers 503.
         (self.root / "haproxy.cfg").write_text(f"""\
 global
     maxconn 4000
@@ -96,6 +98,8 @@ defaults
     timeout client 65s
     timeout server 65s
     timeout http-keep-alive 65s
+    timeout check 10s
+    default-server inter 1s fall 3 rise 2
 frontend parley
     bind 127.0.0.1:{self.port}
     default_backend app

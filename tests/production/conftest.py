@@ -5,6 +5,9 @@ from dataclasses import dataclass
 
 import psycopg
 import pytest
+
+# The load runs' invariant checks live in a helper module: rewritten, a failure there shows its values.
+pytest.register_assert_rewrite("tests.production.invariants")
 from django.core.management import call_command
 from django.db import connection
 

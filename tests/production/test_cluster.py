@@ -114,4 +114,8 @@ def test_the_production_load_through_the_balancer_leaves_everything_consistent(a
         served = [{entry["path"] for entry in server.log_entries() if entry.get("status") in (200, 201)}
                   for server in cluster.servers]
     assert all({"/api/v1/messages", "/mcp"} <= paths for paths in served), "both servers should serve both doors"
-    assert_the_load_left_everything_consistent(ledger)
+    # On an overloaded machine a hot thread's row lock may be waited on past the statement timeout: the
+    # server answers 503 `unavailable` and the agent retries with its key. A 503 of the balancer's own (it
+    # took every server out) would carry no §13 body.
+    assert {a.reason for a in ledger.answers if a.status == 503} <= {"unavailable"}
+    assert_the_load_left_everything_consistent(ledger, allowed_5xx=(503,))
