@@ -5,15 +5,15 @@ from dataclasses import dataclass
 
 import psycopg
 import pytest
-
-# The load runs' invariant checks live in a helper module: rewritten, a failure there shows its values.
-pytest.register_assert_rewrite("tests.production.invariants")
 from django.core.management import call_command
 from django.db import connection
 
 from bench.cluster import HAProxy, PgBouncer, postgres_os_user
 from bench.server import GunicornServer, HttpAgent, database_url
 from tests.production.private_cluster import ALIAS, PrivateCluster, every_query_on, postgresql_binaries
+
+# The load runs' invariant checks live in a helper module: rewritten, a failure there shows its values.
+pytest.register_assert_rewrite("tests.production.invariants")
 
 
 @pytest.fixture
