@@ -5,6 +5,7 @@ benchmark (bench/ceiling.py). Each is `with ...:` and leaves nothing behind."""
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -51,27 +52,36 @@ class Background:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def wait_until(self, ready):
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                if ready():
-                    return self
-            except (OSError, psycopg.OperationalError):  # not listening yet
-                pass
-            time.sleep(0.1)
-        failure = f"{self.name} did not start within {START_TIMEOUT}s:\n{self.log_text()}"
-        self.__exit__()
-        raise RuntimeError(failure)
+        """Return self once ready() is true; otherwise stop the daemon and raise, whatever went wrong."""
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            while time.monotonic() < deadline and self.process.poll() is None:
+                try:
+                    if ready():
+                        return self
+                except (OSError, psycopg.OperationalError):  # not listening yet
+                    pass
+                time.sleep(0.1)
+            raise RuntimeError(f"{self.name} did not start within {START_TIMEOUT}s:\n{self.log_text()}")
+        except BaseException:
+            self.__exit__()
+            raise
 
     def __exit__(self, *exc):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
+        if self.process is not None:
+            self._signal_session(signal.SIGTERM)  # the session: runuser and the daemon under it
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                self._signal_session(signal.SIGKILL)
                 self.process.wait()
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def _signal_session(self, number):
+        try:
+            os.killpg(self.process.pid, number)
+        except ProcessLookupError:
+            pass
 
 
 class HAProxy(Background):

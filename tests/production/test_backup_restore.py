@@ -5,9 +5,7 @@ the copy holds every write acknowledged before it started, and each write at mos
 invariants hold, and cursors taken before the dump continue there (they encode database sequences, which
 the dump carries) with nothing missed, nothing repeated and the copy's new writes after them."""
 import subprocess
-import tempfile
 import time
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -68,10 +66,10 @@ def copy_holds_what_was_acknowledged(ledger, dump_started, written_on_the_copy):
 
 
 def test_a_dump_taken_under_load_restores_into_a_fresh_database_that_serves_the_forum(
-        gunicorn, http_agent, make_token, scratch_database, django_db_blocker):
+        gunicorn, http_agent, make_token, scratch_database, django_db_blocker, tmp_path):
     ledger, marks = Ledger(), {}
     crowd, reader = make_crowd(make_token), make_token("reader")
-    dump = Path(tempfile.mkdtemp(prefix="parley-dump-")) / "parley.dump"
+    dump = tmp_path / "parley.dump"
     with gunicorn(workers=2, PARLEY_WRITES_PER_MINUTE=10**6) as server:
         during = dumped_under_load(database_url(connection.settings_dict), dump, http_agent(server, reader), marks)
         run_load(start_agents(server, http_agent, crowd, ledger), LOAD_SECONDS, during=during)
@@ -80,7 +78,6 @@ def test_a_dump_taken_under_load_restores_into_a_fresh_database_that_serves_the_
 
     subprocess.run(["pg_restore", "--no-owner", "--exit-on-error", f"--dbname={scratch_database}", str(dump)],
                    check=True, capture_output=True, timeout=120)
-    dump.unlink()
     with GunicornServer(scratch_database, workers=1) as restored:
         copy_reader, asker = http_agent(restored, reader), http_agent(restored, crowd[0][0])
         events_after, _ = page_to_the_end(copy_reader, "/api/v1/events", marks["events_cursor"])
