@@ -40,8 +40,11 @@ class CpuMeter:
             return [row[0] for row in admin.execute(
                 "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")]
 
+    def server_processes(self):
+        return children(self.server_pid)
+
     def seconds(self):
-        for pid in children(self.server_pid) + self.backends():
+        for pid in self.server_processes() + self.backends():
             stat = _stat(pid)
             if stat is not None:
                 self.seen[pid] = stat[1]

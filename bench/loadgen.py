@@ -32,6 +32,8 @@ def request_for(target, rng, number):
     operation = target.operation
     if operation == "post":
         return "POST", "/api/v1/messages", {"kind": "note", "thread": thread, "body": body}, secret
+    if operation == "ask":  # a new thread: a write that takes cursor positions (forum/sequences.py)
+        return "POST", "/api/v1/messages", {"kind": "ask", "body": body}, secret
     if operation == "mcp_post":
         return "POST", "/mcp", {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": {
             "name": "post", "arguments": {"kind": "note", "thread": thread, "body": body}}}, secret

@@ -11,6 +11,7 @@ import threading
 import time
 
 import psycopg
+from django.conf import settings
 from django.db import connection, connections
 from django.db.models import Max
 
@@ -29,10 +30,24 @@ def is_postgresql():
     return connection.vendor == "postgresql"
 
 
+def direct_address(direct):
+    """psycopg's connection parameters that DATABASE_URL_DIRECT sets (none when it is unset)."""
+    if direct is None:
+        return {}
+    named = {"dbname": direct["NAME"], "user": direct["USER"], "password": direct["PASSWORD"],
+             "host": direct["HOST"], "port": direct["PORT"]}
+    return {**{key: value for key, value in named.items() if value}, **direct.get("OPTIONS", {})}
+
+
 def raw_connection():
     """A psycopg connection of its own (outside Django's per-thread ones) with the site's settings, for
-    the process-wide listener and stream counter. TCP keepalives notice a vanished server without a query."""
+    the process-wide listener and stream counter. Both need a session (LISTEN, session advisory locks), so
+    they go to the direct address (DATABASE_URL_DIRECT) where one is set: a pooler in transaction mode
+    would lend each statement another server connection. TCP keepalives notice a vanished server without
+    a query."""
     params = connections["default"].get_connection_params()
+    params.update(direct_address(settings.PARLEY_DATABASE_DIRECT))
+    params.setdefault("application_name", "parley-feed")  # how pg_stat_activity and a pooler name it
     return psycopg.connect(**params, autocommit=True, keepalives=1, keepalives_idle=30,
                            keepalives_interval=10, keepalives_count=3)
 

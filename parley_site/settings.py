@@ -128,6 +128,14 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Behind a pooler in transaction mode (docs/deploy.md) a server-side cursor would outlive the
+    # transaction that declared it; nothing here reads results large enough to need one.
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+# What needs a session of its own (the feed's LISTEN and its stream slots, session advisory locks) connects
+# here: the primary itself when DATABASE_URL points at a pooler in transaction mode. Unset: DATABASE_URL.
+PARLEY_DATABASE_DIRECT = (dj_database_url.parse(os.environ["DATABASE_URL_DIRECT"])
+                          if os.environ.get("DATABASE_URL_DIRECT") else None)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite ignores SELECT ... FOR UPDATE; taking the write lock at BEGIN serialises writers instead.
     DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}

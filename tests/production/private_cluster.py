@@ -2,7 +2,6 @@
 into a temporary directory, trust auth, loopback on a free port, its unix socket in that directory too.
 Django reaches it as one more database alias, and a router sends every ORM query of the test there."""
 import os
-import pwd
 import shutil
 import subprocess
 import tempfile
@@ -28,20 +27,6 @@ def postgresql_binaries():
         return Path(on_path).resolve().parent
     found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda path: int(path.parts[-3]))
     return found[-1].parent if found else None
-
-
-def postgres_os_user():
-    """PostgreSQL refuses to run as root; as root the cluster runs as the `postgres` OS user. Returns
-    (command prefix, uid, gid), or None when there is no way to run it as another user."""
-    if os.geteuid() != 0:
-        return [], os.geteuid(), os.getegid()
-    try:
-        user = pwd.getpwnam("postgres")
-    except KeyError:
-        return None
-    if shutil.which("runuser") is None:
-        return None
-    return ["runuser", "-u", "postgres", "--"], user.pw_uid, user.pw_gid
 
 
 class PrivateCluster:
