@@ -91,6 +91,16 @@ def event_list(actor, *, thread_id, after, limit):
 def inbox(actor, *, awaiting, extension, after, limit):
     """§11: threads awaiting the caller, in the order they started awaiting. A question asked by the
     caller's own (identity, extension) stays hidden."""
+    return page(inbox_threads(actor, awaiting, extension), "awaiting_seq", after, limit)
+
+
+def inbox_newest(actor, *, awaiting, extension, limit):
+    """The inbox's newest page: the `limit` threads that most recently started awaiting the caller, in the
+    order they did (what the MCP resource parley://inbox shows, §2)."""
+    return list(reversed(inbox_threads(actor, awaiting, extension).order_by("-awaiting_seq")[:limit]))
+
+
+def inbox_threads(actor, awaiting, extension):
     require_right(actor, Right.READ)
     queryset = Thread.objects.filter(awaiting_act=awaiting)
     if awaiting == "confirmation":
@@ -100,7 +110,7 @@ def inbox(actor, *, awaiting, extension, after, limit):
             awaiting_by_identity=actor.identity, awaiting_by_extension=extension)
     else:
         queryset = queryset.filter(awaiting_from=actor.identity)
-    return page(queryset, "awaiting_seq", after, limit)
+    return queryset
 
 
 def in_moderation_queue():

@@ -1,11 +1,14 @@
 """The MCP tools: one per operation of `forum.operations.OPERATIONS`, read afresh on every listing so a
 profile's operations join without a line here. A call runs `forum.operations.call`, the path REST takes
-too; this module only translates its answer (or its refusal) into an MCP tool result."""
+too; this module only translates its answer (or its refusal) into an MCP tool result. `call_tool` is the
+one place where an MCP tool call runs, over HTTP and stdio, in both eras (mcp_bridge.server calls it)."""
 import json
+
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from forum.held import Held
 from forum.operations import OPERATIONS, call
-from mcp_bridge.jsonrpc import INVALID_PARAMS, ProtocolFault
 from parley_site.exception_handler import as_parley_error
 
 IDEMPOTENCY_META = "io.parley/idempotency-key"  # Parley v1 §4.1
@@ -33,7 +36,7 @@ def operation_for(name):
     for operation in OPERATIONS.values():
         if operation.mcp_tool == name:
             return operation
-    raise ProtocolFault(INVALID_PARAMS, f"unknown tool: {name}")
+    raise MCPError(INVALID_PARAMS, f"unknown tool: {name}")
 
 
 def tool_result(body):
@@ -58,11 +61,11 @@ def call_tool(params, authenticate):
     only by tools that need one, and first, as §13's precedence puts `token_invalid` before all else."""
     name = params.get("name")
     if not isinstance(name, str):
-        raise ProtocolFault(INVALID_PARAMS, "tools/call needs params.name, a string")
+        raise MCPError(INVALID_PARAMS, "tools/call needs params.name, a string")
     operation = operation_for(name)
     meta = params.get("_meta") or {}
     if not isinstance(meta, dict):
-        raise ProtocolFault(INVALID_PARAMS, "params._meta must be an object")
+        raise MCPError(INVALID_PARAMS, "params._meta must be an object")
     arguments = params.get("arguments")
     try:
         actor = authenticate() if operation.needs_actor else None
