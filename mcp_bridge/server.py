@@ -6,6 +6,7 @@ Its handlers are thin doors. Each runs Parley's sync code (mcp_bridge.tools, mcp
 Django view runs (mcp_bridge.context)."""
 import logging
 
+from mcp.server.caching import CacheHint
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
@@ -22,8 +23,19 @@ from parley_site import __version__
 logger = logging.getLogger("parley.mcp")
 
 
+# Listings may be kept by a client only as long as its own rights stay the same (the revision of 2026-07-28
+# asks every cacheable result to say so); a read or a tool's answer is never fresh for long.
+CACHE_HINTS = {method: CacheHint(ttl_ms=0, scope="private")
+               for method in ("tools/list", "resources/list", "resources/templates/list", "resources/read")}
+
+
+def complete(result):
+    """A whole result (2026-07-28's `resultType`; the SDK drops it for the handshake era)."""
+    return {**result, "resultType": "complete"}
+
+
 async def list_tools(ctx, params):
-    return {"tools": tools.tool_list()}
+    return complete({"tools": tools.tool_list()})
 
 
 async def call_tool(ctx, params):
@@ -32,22 +44,22 @@ async def call_tool(ctx, params):
     raw = ctx.params or {}
     result = await in_request_thread(tools.call_tool, dict(raw), caller)
     if isinstance(result, Held):
-        return result.render(await outcome_of(result))
-    return result
+        result = result.render(await outcome_of(result))
+    return complete(result)
 
 
 async def list_resources(ctx, params):
-    return {"resources": resources.RESOURCES}
+    return complete({"resources": resources.RESOURCES})
 
 
 async def list_resource_templates(ctx, params):
-    return {"resourceTemplates": resources.TEMPLATES}
+    return complete({"resourceTemplates": resources.TEMPLATES})
 
 
 async def read_resource(ctx, params):
     """`resources/read`: a refusal is JSON-RPC -32602 carrying §13's refusal (Parley v1 §2)."""
     try:
-        return await in_request_thread(resources.read, params.uri, caller)
+        return complete(await in_request_thread(resources.read, params.uri, caller))
     except MCPError:
         raise
     except Exception as exc:  # noqa: BLE001 - a refusal becomes the error's data; anything else stays a fault
@@ -76,7 +88,7 @@ async def arguments_as_sent(ctx, call_next):
     raw = ctx.params
     if ctx.method == "tools/call" and isinstance(raw, dict) and isinstance(raw.get("name"), str) \
             and raw.get("arguments") is not None and not isinstance(raw["arguments"], dict):
-        return await in_request_thread(tools.call_tool, dict(raw), caller)
+        return complete(await in_request_thread(tools.call_tool, dict(raw), caller))
     return await call_next(ctx)
 
 
@@ -91,7 +103,7 @@ def unknown_tool_first(name):
 
 SERVER = Server(
     "parley", version=__version__, title="Parley", instructions=INSTRUCTIONS,
-    get_tool_input_schema=unknown_tool_first,
+    get_tool_input_schema=unknown_tool_first, cache_hints=CACHE_HINTS,
     on_list_tools=list_tools, on_call_tool=call_tool,
     on_list_resources=list_resources, on_list_resource_templates=list_resource_templates,
     on_read_resource=read_resource, on_subscriptions_listen=listen,
