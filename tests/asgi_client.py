@@ -55,15 +55,16 @@ class McpAsgiClient:
     calls and listens wait on the event loop. Its sync work comes back to the test's thread, and so to the
     test's database transaction, as Django's AsyncClient does for views."""
 
-    def __init__(self):
+    def __init__(self, request_threads=None, app=None):
         from mcp_bridge.http import mounted
-        self.app, self.client = mounted(None), self
+        self.app, self.client = app or mounted(request_threads), self
 
-    async def apost(self, path, body, content_type="application/json", headers=None):
+    async def apost(self, path, body, content_type="application/json", headers=None, method="POST"):
         raw = body if isinstance(body, bytes) else body.encode()
-        sent = [(b"host", b"testserver"), (b"content-type", content_type.encode()),
-                *((name.lower().encode(), value.encode()) for name, value in (headers or {}).items())]
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        given = {name.lower(): value for name, value in (headers or {}).items()}
+        sent = [(b"host", given.pop("host", "testserver").encode()), (b"content-type", content_type.encode()),
+                *((name.encode(), value.encode()) for name, value in given.items())]
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
                  "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
                  "headers": sent, "client": ("127.0.0.1", 1), "server": ("testserver", 80)}
         messages = [{"type": "http.request", "body": raw, "more_body": False}]
@@ -85,4 +86,7 @@ class McpAsgiClient:
 
     def post(self, path, body, content_type="application/json", headers=None):
         return async_to_sync(self.apost)(path, body, content_type, headers)
+
+    def request(self, method, path, body=b"", headers=None, content_type="application/json"):
+        return async_to_sync(self.apost)(path, body, content_type, headers, method)
 
