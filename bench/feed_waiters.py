@@ -119,10 +119,11 @@ def arrival(event, lags):
     lags.append(time.time() - datetime.fromisoformat(event["at"].replace("Z", "+00:00")).timestamp())
 
 
-async def sse_waiter(port, secret, thread, state):
+async def follow(port, request, state, on_line):
+    """Open one held response (an event stream, an MCP listen) with `request`, count it as connected while
+    it lasts, and hand each line it sends to on_line."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
-    writer.write(f"GET /api/v1/events/stream?thread={thread} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                 f"Authorization: Bearer {secret}\r\nAccept: text/event-stream\r\n\r\n".encode())
+    writer.write(request)
     await writer.drain()
     status = (await reader.readline()).split()[1]
     if status != b"200":
@@ -131,11 +132,18 @@ async def sse_waiter(port, secret, thread, state):
     state["connected"] += 1
     try:
         while line := await reader.readline():
-            if line.startswith(b"data: {"):
-                arrival(json.loads(line[6:]), state["lags"])
+            on_line(line)
     finally:
         state["connected"] -= 1
         writer.close()
+
+
+async def sse_waiter(port, secret, thread, state):
+    def on_line(line):
+        if line.startswith(b"data: {"):
+            arrival(json.loads(line[6:]), state["lags"])
+    await follow(port, f"GET /api/v1/events/stream?thread={thread} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                       f"Authorization: Bearer {secret}\r\nAccept: text/event-stream\r\n\r\n".encode(), state, on_line)
 
 
 async def longpoll_waiter(port, secret, thread, state):
@@ -173,26 +181,15 @@ def listen_request(thread):
 async def mcp_listener(port, secret, thread, state):
     """An MCP agent of the modern era listening to one thread: each `notifications/resources/updated` is
     one delivery, timed from when the post to that thread was sent (state["posted"])."""
+    def on_line(line):
+        if line.startswith(b"data: {") and b"notifications/resources/updated" in line:
+            if thread in state["posted"]:  # not the wake-up everyone gets when the feed's listener starts
+                state["lags"].append(time.time() - state["posted"][thread])
     body = listen_request(thread)
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
-    writer.write(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {secret}\r\n"
-                 f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-                 f"MCP-Protocol-Version: {MODERN}\r\nMcp-Method: subscriptions/listen\r\n"
-                 f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-    await writer.drain()
-    status = (await reader.readline()).split()[1]
-    if status != b"200":
-        state["refused"] += 1
-        return
-    state["connected"] += 1
-    try:
-        while line := await reader.readline():
-            if line.startswith(b"data: {") and b"notifications/resources/updated" in line:
-                if thread in state["posted"]:  # not the wake-up everyone gets when the feed's listener starts
-                    state["lags"].append(time.time() - state["posted"][thread])
-    finally:
-        state["connected"] -= 1
-        writer.close()
+    await follow(port, f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {secret}\r\n"
+                       f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                       f"MCP-Protocol-Version: {MODERN}\r\nMcp-Method: subscriptions/listen\r\n"
+                       f"Content-Length: {len(body)}\r\n\r\n".encode() + body, state, on_line)
 
 
 async def post(port, secret, thread, state=None):

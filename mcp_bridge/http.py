@@ -28,6 +28,7 @@ from mcp_bridge.jsonrpc import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, Pr
                                 error_response)
 from mcp_bridge.server import SERVER
 from mcp_bridge.tools import refusal_body
+from parley_site.bodylimit import replaying
 from parley_site.errors import RequestTooLarge, TokenInvalid
 from parley_site.jsonbody import JSONBodyError, parse_json
 from parley_site.requestlog import log_exchange
@@ -131,14 +132,6 @@ def json_errors(send):
             return
         await send(message)
     return sending
-
-
-def replaying(body, receive):
-    pending = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def receive_again():
-        return pending.pop() if pending else await receive()
-    return receive_again
 
 
 async def serve(scope, body, receive, send, caller, *, request_threads, holds):
