@@ -1,8 +1,9 @@
 """What every MCP handler needs from the door it came through: who the caller is (`CALLER`), and how its
 sync code runs (`in_request_thread`), as a Django view's would."""
+import asyncio
 import contextvars
 
-from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from asgiref.sync import sync_to_async
 
 from parley_site.database_turns import database_turn
 from parley_site.statement_timeout import bounded
@@ -10,9 +11,9 @@ from parley_site.statement_timeout import bounded
 # () -> the caller's forum.actors.Actor, or raises token_invalid: the bearer header of the HTTP request, or
 # the stdio command's PARLEY_TOKEN. Asked afresh by each call, so a revoked token stops working at once.
 CALLER = contextvars.ContextVar("parley_mcp_caller")
-# The pool a door runs each MCP request's sync code on (the ASGI application and stdio: the request
-# threads of parley_site.sync_threads), or None where the request has a thread of its own already (the
-# Django view, under WSGI), to which thread-sensitive calls go back.
+# The pool a door runs each MCP call's sync code on (the ASGI application and stdio: the request threads
+# of parley_site.sync_threads, which keep their connections as Django's requests on them do), or None where
+# the request has a thread of its own already (the Django view, under WSGI), to which the calls go back.
 REQUEST_THREADS = contextvars.ContextVar("parley_mcp_request_threads", default=None)
 
 
@@ -29,17 +30,12 @@ def in_turn(function, *args):
 
 
 async def in_request_thread(function, *args):
-    """function(*args) on the thread of the request that asked. Thread-sensitive, as Django runs a sync
-    view, but never one thread for the whole process (what `thread_sensitive=True` alone gives outside
-    Django's request handler): each MCP request has a context of its own (`per_request_threads`)."""
-    return await sync_to_async(in_turn, thread_sensitive=True)(function, *args)
-
-
-async def per_request_threads(ctx, call_next):
-    """A server middleware: each MCP request (a message, on stdio) runs its sync code in a thread context
-    of its own on the door's pool, as parley_site.sync_threads gives every Django request."""
+    """function(*args) on a thread of the door's pool (`REQUEST_THREADS`), with the request's context, or
+    where the door's request has a thread of its own (the Django view), back on that thread. Never, as
+    `sync_to_async(thread_sensitive=True)` alone would have it outside Django's request handler, every MCP
+    call of the process on one and the same thread."""
     pool = REQUEST_THREADS.get()
     if pool is None:
-        return await call_next(ctx)
-    async with ThreadSensitiveContext(executor=pool):
-        return await call_next(ctx)
+        return await sync_to_async(in_turn, thread_sensitive=True)(function, *args)
+    context = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(pool, context.run, in_turn, function, *args)

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from forum.held import Held, outcome_of
 from mcp_bridge import resources, tools
-from mcp_bridge.context import caller, in_request_thread, per_request_threads
+from mcp_bridge.context import caller, in_request_thread
 from mcp_bridge.instructions import INSTRUCTIONS
 from mcp_bridge.listen import listen
 from mcp_bridge.refusals import read_refused
@@ -92,9 +92,9 @@ async def arguments_as_sent(ctx, call_next):
     return await call_next(ctx)
 
 
-def unknown_tool_first(name):
-    """The SDK's Mcp-Param header check asks for a tool's input schema; an unknown one is left to the call,
-    which answers -32602 naming it."""
+def tool_input_schema(name):
+    """For the SDK's check of `Mcp-Param-*` headers (2026-07-28), from the listing itself rather than by a
+    `tools/list` round through the server; an unknown tool is left to the call, which answers -32602."""
     for tool in tools.tool_list():
         if tool["name"] == name:
             return tool["inputSchema"]
@@ -103,9 +103,9 @@ def unknown_tool_first(name):
 
 SERVER = Server(
     "parley", version=__version__, title="Parley", instructions=INSTRUCTIONS,
-    get_tool_input_schema=unknown_tool_first, cache_hints=CACHE_HINTS,
+    get_tool_input_schema=tool_input_schema, cache_hints=CACHE_HINTS,
     on_list_tools=list_tools, on_call_tool=call_tool,
     on_list_resources=list_resources, on_list_resource_templates=list_resource_templates,
     on_read_resource=read_resource, on_subscriptions_listen=listen,
 )
-SERVER.middleware += [faults_leak_nothing, per_request_threads, arguments_as_sent]
+SERVER.middleware += [faults_leak_nothing, arguments_as_sent]

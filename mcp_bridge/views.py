@@ -2,6 +2,8 @@
 server (mcp_bridge.http), run for this one request on an event loop of its own. Here nothing can be held:
 a call that would wait, or a listen, is refused at once (`503 unavailable`, §16), as REST refuses it under
 WSGI; the ASGI application serves /mcp itself, before Django, and holds them."""
+import asyncio
+
 from asgiref.sync import async_to_sync
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
@@ -25,8 +27,8 @@ async def exchange(scope, body, caller):
     """The response the transport gives, collected whole: (status, headers, body)."""
     started, chunks = {}, []
 
-    async def receive():
-        return {"type": "http.disconnect"}
+    async def receive():  # the body was handed over whole; the client stays until the answer is complete
+        await asyncio.Event().wait()
 
     async def send(message):
         if message["type"] == "http.response.start":

@@ -120,3 +120,16 @@ def test_each_mcp_request_runs_on_a_request_thread_of_its_own_and_gives_its_conn
     assert first != second and first.startswith("parley-sync") and second.startswith("parley-sync")
     if first_connection.vendor == "postgresql":  # SQLite keeps its in-memory test database open, or it is gone
         assert first_connection.connection is None and second_connection.connection is None
+
+
+def test_a_listen_where_django_serves_mcp_is_refused_at_once_unavailable(mcp, bob):
+    """Under WSGI (the Django view of /mcp) nothing can be held: a listen is refused, as a wait is (§16)."""
+    listen = {"notifications": {"resourceSubscriptions": ["parley://inbox"]},
+              "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {}}}
+    response = mcp(bob).request("subscriptions/listen", listen, **MODERN, **{"Mcp-Method": "subscriptions/listen",
+                                                                           "Accept": "application/json, text/event-stream"})
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert (error["code"], error["data"]["reason"]) == (-32602, "unavailable")
+    assert "parley_site.asgi:application" in error["data"]["detail"]["fix"]
