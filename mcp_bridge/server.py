@@ -23,8 +23,8 @@ from parley_site import __version__
 logger = logging.getLogger("parley.mcp")
 
 
-# Listings may be kept by a client only as long as its own rights stay the same (the revision of 2026-07-28
-# asks every cacheable result to say so); a read or a tool's answer is never fresh for long.
+# The revision of 2026-07-28 has every cacheable result say how long it stays fresh and for whom: Parley's
+# are stale at once (a read changes with the next post) and the caller's own (rights differ by token).
 CACHE_HINTS = {method: CacheHint(ttl_ms=0, scope="private")
                for method in ("tools/list", "resources/list", "resources/templates/list", "resources/read")}
 
