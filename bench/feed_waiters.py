@@ -2,13 +2,16 @@
 
 Starts the production command (`gunicorn -c gunicorn.conf.py`, --workers processes) on 127.0.0.1 against a
 PostgreSQL database of its own, opens --waiters waiting agents (each its own token), each following the events of one of --threads
-threads (so a post wakes about waiters/threads of them) by SSE or by long-poll (`wait=30`), then posts
+threads (so a post wakes about waiters/threads of them) by SSE, by long-poll (`wait=30`) or by an MCP
+listen stream (`subscriptions/listen` on `parley://threads/{id}`, the modern era, §2), then posts
 re-decisions at --rate per second for --seconds and prints how many waiters stayed connected and the
 wake-up latency: from the event's own time `at` (taken inside the write, before its commit) to the moment
-the waiter has read it, and what the held waiters cost the workers (threads, memory, database
+the waiter has read it (for MCP, whose notification names only the resource: from the moment the post was
+sent, so a bound from above), and what the held waiters cost the workers (threads, memory, database
 connections). Not a test: it prints figures (docs/performance.md records them).
 
     .venv/bin/python bench/feed_waiters.py --waiters 1000 --mode sse
+    .venv/bin/python bench/feed_waiters.py --waiters 1000 --mode mcp --rate 5
 """
 import argparse
 import asyncio
@@ -34,7 +37,7 @@ def options():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--waiters", type=int, default=1000)
     parser.add_argument("--threads", type=int, default=100, help="threads the waiters spread over")
-    parser.add_argument("--mode", choices=["sse", "longpoll"], default="sse")
+    parser.add_argument("--mode", choices=["sse", "longpoll", "mcp"], default="sse")
     parser.add_argument("--rate", type=float, default=10.0, help="posts per second")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long posts flow")
     parser.add_argument("--workers", type=int, default=2, help="server processes")
@@ -116,10 +119,11 @@ def arrival(event, lags):
     lags.append(time.time() - datetime.fromisoformat(event["at"].replace("Z", "+00:00")).timestamp())
 
 
-async def sse_waiter(port, secret, thread, state):
+async def follow(port, request, state, on_line):
+    """Open one held response (an event stream, an MCP listen) with `request`, count it as connected while
+    it lasts, and hand each line it sends to on_line."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
-    writer.write(f"GET /api/v1/events/stream?thread={thread} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                 f"Authorization: Bearer {secret}\r\nAccept: text/event-stream\r\n\r\n".encode())
+    writer.write(request)
     await writer.drain()
     status = (await reader.readline()).split()[1]
     if status != b"200":
@@ -128,11 +132,18 @@ async def sse_waiter(port, secret, thread, state):
     state["connected"] += 1
     try:
         while line := await reader.readline():
-            if line.startswith(b"data: {"):
-                arrival(json.loads(line[6:]), state["lags"])
+            on_line(line)
     finally:
         state["connected"] -= 1
         writer.close()
+
+
+async def sse_waiter(port, secret, thread, state):
+    def on_line(line):
+        if line.startswith(b"data: {"):
+            arrival(json.loads(line[6:]), state["lags"])
+    await follow(port, f"GET /api/v1/events/stream?thread={thread} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                       f"Authorization: Bearer {secret}\r\nAccept: text/event-stream\r\n\r\n".encode(), state, on_line)
 
 
 async def longpoll_waiter(port, secret, thread, state):
@@ -157,12 +168,38 @@ async def longpoll_waiter(port, secret, thread, state):
         state["lost"] += 1
 
 
-async def post(port, secret, thread):
+MODERN = "2026-07-28"
+
+
+def listen_request(thread):
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": [f"parley://threads/{thread}"]},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                  "io.modelcontextprotocol/clientCapabilities": {}}}}).encode()
+
+
+async def mcp_listener(port, secret, thread, state):
+    """An MCP agent of the modern era listening to one thread: each `notifications/resources/updated` is
+    one delivery, timed from when the post to that thread was sent (state["posted"])."""
+    def on_line(line):
+        if line.startswith(b"data: {") and b"notifications/resources/updated" in line:
+            if thread in state["posted"]:  # not the wake-up everyone gets when the feed's listener starts
+                state["lags"].append(time.time() - state["posted"][thread])
+    body = listen_request(thread)
+    await follow(port, f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {secret}\r\n"
+                       f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                       f"MCP-Protocol-Version: {MODERN}\r\nMcp-Method: subscriptions/listen\r\n"
+                       f"Content-Length: {len(body)}\r\n\r\n".encode() + body, state, on_line)
+
+
+async def post(port, secret, thread, state=None):
     body = json.dumps({"kind": "decide", "body": "re-decided", "thread": thread}).encode()
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(f"POST /api/v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {secret}\r\n"
                  f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
                  .encode() + body)
+    if state is not None:
+        state["posted"][thread] = time.time()
     await writer.drain()
     status = int((await reader.readline()).split()[1])
     writer.close()
@@ -192,8 +229,8 @@ def most_connections(samples):
 
 
 async def run(args, server, writer_secret, threads, secrets):
-    state = {"connected": 0, "refused": 0, "lost": 0, "lags": []}
-    waiter = sse_waiter if args.mode == "sse" else longpoll_waiter
+    state = {"connected": 0, "refused": 0, "lost": 0, "lags": [], "posted": {}}
+    waiter = {"sse": sse_waiter, "longpoll": longpoll_waiter, "mcp": mcp_listener}[args.mode]
     await asyncio.sleep(2)  # the workers settle after start
     empty = footprint(server.pid)
     opening = time.monotonic()
@@ -217,7 +254,7 @@ async def run(args, server, writer_secret, threads, secrets):
     posts, started, flowing_connections = [], time.monotonic(), []
     sampler = asyncio.create_task(sample_connections(args.database, flowing_connections))
     while time.monotonic() - started < args.seconds:
-        posts.append(asyncio.create_task(post(args.port, writer_secret, random.choice(threads))))
+        posts.append(asyncio.create_task(post(args.port, writer_secret, random.choice(threads), state)))
         await asyncio.sleep(max(0.0, len(posts) / args.rate - (time.monotonic() - started)))
     statuses = await asyncio.gather(*posts)
     await asyncio.sleep(2)

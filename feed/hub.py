@@ -70,6 +70,12 @@ class Hub:
                 self._watcher.start()
         return waiter
 
+    def subscribe_notes(self, hear):
+        """hear(note), from whichever thread hears it, for every note (those concerning everyone too) until
+        unsubscribed: for a follower that must know what a note names, not only that it came (an MCP
+        listen stream, mcp_bridge.listen). hear must be quick and must not raise."""
+        return self.subscribe(hear, lambda: None)
+
     def unsubscribe(self, waiter):
         with self._lock:
             self._waiters.discard(waiter)
@@ -106,7 +112,7 @@ class Hub:
         with self._lock:
             waiters = list(self._waiters)
         for matches, wake in waiters:
-            if note["kind"] == "*" or matches(note):
+            if matches(note) or note["kind"] == "*":
                 wake()
 
 

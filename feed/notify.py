@@ -1,6 +1,6 @@
 """Every committed write announces itself (§16). On PostgreSQL the database does it: row triggers queue a
 `pg_notify` inside the writing transaction (migration 0005 holds them and the notes' shape; 0007 wakes
-everyone when a token loses access), so a rolled-back write announces nothing and a committed one costs no
+everyone when a token loses access; 0009 announces every new message), so a rolled-back write announces nothing and a committed one costs no
 extra round trip.
 
 SQLite has no channel between processes (their waiters poll, feed.hub). Here a committed write only
@@ -9,7 +9,7 @@ from django.db import connection, transaction
 from django.db.models.signals import post_save
 
 from feed.hub import EVERYTHING, HUB
-from forum.models import StateEvent, Thread
+from forum.models import Message, StateEvent, Thread
 
 
 def wake_local_waiters(sender, **kwargs):
@@ -21,3 +21,4 @@ def connect():
     if connection.vendor != "postgresql":
         post_save.connect(wake_local_waiters, sender=Thread, dispatch_uid="feed_thread_saved")
         post_save.connect(wake_local_waiters, sender=StateEvent, dispatch_uid="feed_event_saved")
+        post_save.connect(wake_local_waiters, sender=Message, dispatch_uid="feed_message_saved")

@@ -133,13 +133,23 @@ def event_list(actor, *, thread_id, after, limit):
 def inbox(actor, *, awaiting, extension, after, limit):
     """§11: threads awaiting the caller, in the order they started awaiting. A question asked by the
     caller's own (identity, extension) stays hidden."""
+    return page(inbox_threads(actor, awaiting, extension), "awaiting_seq", after, limit)
+
+
+def inbox_newest(actor, *, awaiting, extension, limit):
+    """The inbox's newest page: the `limit` threads that most recently started awaiting the caller, in the
+    order they did (what the MCP resource parley://inbox shows, §2)."""
+    return list(reversed(inbox_threads(actor, awaiting, extension).order_by("-awaiting_seq")[:limit]))
+
+
+def inbox_threads(actor, awaiting, extension):
     require_right(actor, Right.READ)
     if awaiting == AwaitingAct.CONFIRMATION:
         require_right(actor, Right.LOCK)
     queryset = Thread.objects.filter(awaiting_act=awaiting, awaiting_from__in=inbox_senders(actor.identity, awaiting))
     if awaiting == AwaitingAct.ANSWER:
         queryset = queryset.exclude(awaiting_by_identity=actor.identity, awaiting_by_extension=extension)
-    return page(queryset, "awaiting_seq", after, limit)
+    return queryset
 
 
 def threads_by_activity():

@@ -1,12 +1,13 @@
-"""JSON-RPC 2.0 as MCP uses it: the message checks, the error codes, and the two response shapes.
+"""JSON-RPC 2.0 as MCP uses it: the check of one message's envelope, made before the SDK reads it
+(mcp_bridge.http), and the error shape of the answers Parley gives itself.
 
-A fault here is the client's protocol mistake (Parley v1 §13: "-32700, -32600, -32601, -32602"); a
-Parley refusal is never one of these, it is a tool result (see tools.py)."""
+Kept because the SDK's handshake-era transport answers a batch, a missing `jsonrpc` or a malformed id with
+-32602 "Validation error" (mcp/server/streamable_http.py, `_handle_post_request`), where §13 says -32600; and
+its stdio transport answers a line it cannot parse not at all. A Parley refusal is never one of these: it
+is a tool result (mcp_bridge.tools) or, for a resource, -32602 carrying the refusal (mcp_bridge.refusals)."""
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 
 class ProtocolFault(Exception):
@@ -18,10 +19,6 @@ class ProtocolFault(Exception):
 
     def as_response(self, request_id=None):
         return error_response(self.request_id if request_id is None else request_id, self.code, self.message)
-
-
-def result_response(request_id, result):
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
 def error_response(request_id, code, message, data=None):

@@ -1,13 +1,16 @@
 """The MCP tools: one per operation of `forum.operations.OPERATIONS`, read afresh on every listing so a
 profile's operations join without a line here. A call runs `forum.operations.call`, the path REST takes
-too; this module only translates its answer (or its refusal) into an MCP tool result."""
+too; this module only translates its answer (or its refusal) into an MCP tool result. `call_tool` is the
+one place where an MCP tool call runs, over HTTP and stdio, in both eras (mcp_bridge.server calls it)."""
 import json
+
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from forum.envelope import IDEMPOTENCY_KEY_PATTERN
 from forum.held import Held
 from forum.operations import OPERATIONS, call
 from forum.wire import strict
-from mcp_bridge.jsonrpc import INVALID_PARAMS, ProtocolFault
 from parley_site import metrics
 from parley_site.errors import REFUSALS, InvalidBody
 from parley_site.exception_handler import as_parley_error
@@ -106,13 +109,13 @@ def call_tool(params, authenticate):
     only by tools that need one, and first, as §13's precedence puts `token_invalid` before all else."""
     name = params.get("name")
     if not isinstance(name, str):
-        raise ProtocolFault(INVALID_PARAMS, "tools/call needs params.name, a string")
+        raise MCPError(INVALID_PARAMS, "tools/call needs params.name, a string")
     operation = OPERATIONS.get(name)
     if operation is None:
-        raise ProtocolFault(INVALID_PARAMS, f"unknown tool: {name}")
+        raise MCPError(INVALID_PARAMS, f"unknown tool: {name}")
     meta = params.get("_meta") or {}
     if not isinstance(meta, dict):
-        raise ProtocolFault(INVALID_PARAMS, "params._meta must be an object")
+        raise MCPError(INVALID_PARAMS, "params._meta must be an object")
     arguments = params.get("arguments")
     try:
         answer = run_tool(operation, authenticate, arguments, meta)

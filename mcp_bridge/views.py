@@ -1,76 +1,58 @@
-"""`POST /mcp`: MCP's Streamable HTTP transport in stateless mode (Parley v1 §2). A plain Django view,
-outside DRF and CSRF (its callers are agents with bearer tokens, not browsers with cookies): it applies
-the transport's own rules, then hands the message to the dispatcher."""
-from django.conf import settings
+"""`/mcp` where Django serves it (a WSGI server, and Django's own test clients): the same transport and
+server (mcp_bridge.http), run for this one request on an event loop of its own. Here nothing can be held:
+a call that would wait, or a listen, is refused at once (`503 unavailable`, §16), as REST refuses it under
+WSGI; the ASGI application serves /mcp itself, before Django, and holds them."""
+import asyncio
+
+from asgiref.sync import async_to_sync
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from forum.held import Held, HeldResponse
 from forum.limits import limit
-from forum.tokens import token_authenticate
-from mcp_bridge.dispatch import SUPPORTED_VERSIONS, handle, too_large
-from mcp_bridge.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, error_response
-from parley_site.errors import TokenInvalid
-
-# Faults that mean "this POST was not accepted" get an HTTP error status; every other response is 200.
-HTTP_STATUS_OF_FAULT = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INTERNAL_ERROR: 500}
+from mcp_bridge.http import Caller, serve, too_large
 
 
-def bearer_actor(request):
-    scheme, _, secret = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer":
-        raise TokenInvalid()
-    # Where DRF would put it, so the request log names the acting identity as it does for REST.
-    request.auth = token_authenticate(secret.strip())
-    return request.auth
+def asgi_scope(request):
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in request.headers.items()]
+    if "Host" not in request.headers:
+        headers.append((b"host", request.get_host().encode("latin-1")))
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
+            "scheme": request.scheme, "path": request.path, "raw_path": request.path.encode(),
+            "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"), "root_path": "",
+            "headers": headers, "client": None, "server": None}
 
 
-def foreign_origin(request):
-    """DNS-rebinding protection: a browser's Origin must be this server's own or a configured one.
-    Clients that are not browsers send no Origin and pass."""
-    origin = request.headers.get("Origin")
-    if origin is None:
-        return False
-    own = f"{request.scheme}://{request.get_host()}"
-    return origin.rstrip("/") not in (own, *settings.MCP_ALLOWED_ORIGINS)
+async def exchange(scope, body, caller):
+    """The response the transport gives, collected whole: (status, headers, body)."""
+    started, chunks = {}, []
+
+    async def receive():  # the body was handed over whole; the client stays until the answer is complete
+        await asyncio.Event().wait()
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            started.update(status=message["status"], headers=message.get("headers", []))
+        else:
+            chunks.append(message.get("body", b""))
+    await serve(scope, body, receive, send, caller, request_threads=None, holds=False)
+    return started["status"], started["headers"], b"".join(chunks)
 
 
-def refused(status, message, **headers):
-    return JsonResponse(error_response(None, INVALID_REQUEST, message), status=status, headers=headers)
-
-
-def transport_refusal(request):
-    """The transport rules a strict client or gateway relies on, checked before the body is read."""
-    if foreign_origin(request):
-        return refused(403, f"origin {request.headers['Origin']} is not allowed")
-    if request.method != "POST":
-        # Stateless: no server-initiated stream (GET) and no session to end (DELETE).
-        return refused(405, f"{request.method} is not allowed; POST one JSON-RPC message", Allow="POST")
-    version = request.headers.get("MCP-Protocol-Version")
-    if version is not None and version not in SUPPORTED_VERSIONS:
-        return refused(400, f"unsupported MCP-Protocol-Version {version}; supported: "
-                            f"{', '.join(SUPPORTED_VERSIONS)}")
-    if request.content_type != "application/json":
-        return refused(415, "send the JSON-RPC message as application/json")
-    return None
-
-
-@csrf_exempt
+@csrf_exempt  # its callers are agents with bearer tokens, not browsers with cookies
 def mcp_endpoint(request):
-    refusal = transport_refusal(request)
-    if refusal is not None:
-        return refusal
     try:
-        raw = request.body  # Django refuses a declared length over DATA_UPLOAD_MAX_MEMORY_SIZE unread
+        body = request.body  # Django refuses a declared length over DATA_UPLOAD_MAX_MEMORY_SIZE unread
     except RequestDataTooBig:
         return JsonResponse(too_large(), status=413)
-    if len(raw) > limit("request_max_bytes"):
+    if len(body) > limit("request_max_bytes"):
         return JsonResponse(too_large(), status=413)
-    response = handle(raw, lambda: bearer_actor(request))
-    if response is None:
-        return HttpResponse(status=202)
-    if isinstance(response, Held):
-        return HeldResponse(response.then(lambda message: (200, JsonResponse(message).content, {})))
-    status = HTTP_STATUS_OF_FAULT.get(response.get("error", {}).get("code"), 200)
-    return JsonResponse(response, status=status)
+    scope = asgi_scope(request)
+    caller = Caller(dict(scope["headers"]))
+    status, headers, content = async_to_sync(exchange)(scope, body, caller)
+    request.auth = caller.actor  # where DRF would put it, so the request log names the acting identity
+    response = HttpResponse(content, status=status)
+    for name, value in headers:
+        if name.lower() not in (b"content-length", b"connection"):
+            response[name.decode("latin-1")] = value.decode("latin-1")
+    return response

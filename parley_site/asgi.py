@@ -1,7 +1,8 @@
 """The ASGI application: how Parley is served, by `make run` and by `gunicorn -c gunicorn.conf.py` alike
-(docs/deploy.md). Held calls and event streams wait on its event loop as coroutines (§16).
+(docs/deploy.md). Held calls, event streams and MCP listen streams wait on its event loop as coroutines (§16).
 
-Around Django: the lifespan protocol, which Django refuses (parley_site.lifespan), request bodies bounded
+`/mcp` is the official MCP SDK's streamable HTTP transport (mcp_bridge.http), mounted beside Django. Around
+both: the lifespan protocol, which Django refuses (parley_site.lifespan), request bodies bounded
 while they arrive (parley_site.bodylimit), and one pool of threads for every request's sync code instead of
 a thread per open request (parley_site.sync_threads)."""
 import os
@@ -12,11 +13,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parley_site.settings")
 django_application = get_asgi_application()
 
 from forum.limits import limit  # noqa: E402  (apps load with get_asgi_application)
-from mcp_bridge.dispatch import too_large  # noqa: E402
+from mcp_bridge.http import mounted, too_large  # noqa: E402
 from parley_site.bodylimit import bounded_bodies  # noqa: E402
 from parley_site.errors import RequestTooLarge  # noqa: E402
 from parley_site.lifespan import with_lifespan  # noqa: E402
-from parley_site.sync_threads import on_shared_threads  # noqa: E402
+from parley_site.sync_threads import SYNC_WORK, on_shared_threads  # noqa: E402
+
+MCP_PATH = "/mcp"
 
 
 def request_max_bytes():
@@ -25,10 +28,18 @@ def request_max_bytes():
 
 def too_large_body(path):
     """The 413 in the shape of the door the body was sent to: JSON-RPC for MCP, §13 for the rest."""
-    if path == "/mcp":
+    if path == MCP_PATH:
         return too_large()
     return RequestTooLarge("request_max_bytes", request_max_bytes()).as_body()
 
 
-application = with_lifespan(bounded_bodies(on_shared_threads(django_application), request_max_bytes,
-                                           too_large_body))
+def with_mcp(django, mcp):
+    async def application(scope, receive, send):
+        if scope["type"] == "http" and scope["path"] == MCP_PATH:
+            return await mcp(scope, receive, send)
+        return await django(scope, receive, send)
+    return application
+
+
+application = with_lifespan(bounded_bodies(with_mcp(on_shared_threads(django_application), mounted(SYNC_WORK)),
+                                           request_max_bytes, too_large_body))

@@ -20,7 +20,10 @@ REASON_PEEK_BYTES = 4096  # refusals are small; anything larger is not worth par
 def request_id(request):
     """The load balancer's X-Request-ID when it looks like one (so log lines join up across hops), else a new
     one. A hostile header value is never echoed into logs."""
-    given = request.headers.get("X-Request-ID", "")
+    return checked_request_id(request.headers.get("X-Request-ID", ""))
+
+
+def checked_request_id(given):
     return given if REQUEST_ID_PATTERN.fullmatch(given) else uuid.uuid4().hex
 
 
@@ -61,14 +64,20 @@ def log(request, response, started):
     rid = request_id(request)
     response["X-Request-ID"] = rid
     actor = getattr(request, "auth", None)  # DRF copies the authenticated Actor onto the request
-    fields = {
-        "request_id": rid, "method": request.method, "path": request.path, "status": response.status_code,
-        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-        "identity": getattr(actor, "identity", None), "reason": refusal_reason(response),
-    }
-    level = logging.ERROR if response.status_code >= 500 else logging.INFO
-    logger.log(level, "%s %s %s", request.method, request.path, response.status_code, extra={"fields": fields})
+    log_exchange(request.method, request.path, response.status_code, started,
+                 identity=getattr(actor, "identity", None), reason=refusal_reason(response), rid=rid)
     return response
+
+
+def log_exchange(method, path, status, started, *, identity=None, reason=None, rid=None, given_id=""):
+    """The line itself, for requests Django serves and for those the ASGI application serves beside it
+    (MCP, parley_site.asgi)."""
+    fields = {
+        "request_id": rid or checked_request_id(given_id), "method": method, "path": path, "status": status,
+        "duration_ms": round((time.perf_counter() - started) * 1000, 2), "identity": identity, "reason": reason,
+    }
+    level = logging.ERROR if status >= 500 else logging.INFO
+    logger.log(level, "%s %s %s", method, path, status, extra={"fields": fields})
 
 
 class JsonFormatter(logging.Formatter):

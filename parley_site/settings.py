@@ -246,4 +246,6 @@ LOGGING = {
                    "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # The MCP SDK logs every stateless request's transport starting and stopping at INFO: noise, not news.
+    "loggers": {"mcp": {"level": os.environ.get("MCP_LOG_LEVEL", "WARNING")}},
 }

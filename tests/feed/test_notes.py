@@ -67,10 +67,10 @@ def listener(transactional_db):
 
 
 @pytest.mark.postgres
-def test_a_committed_ask_announces_its_new_thread_and_its_event(as_alice, listener):
+def test_a_committed_ask_announces_its_new_thread_its_message_and_its_event(as_alice, listener):
     thread = int(as_alice.ask("Who hears this?").removeprefix("th_"))
     assert listener() == [{"kind": "thread", "thread": thread, "act": "answer", "from": "anyone"},
-                          {"kind": "event", "thread": thread}]
+                          {"kind": "message", "thread": thread}, {"kind": "event", "thread": thread}]
 
 
 @pytest.mark.postgres
@@ -78,18 +78,20 @@ def test_an_answer_announces_the_thread_now_awaiting_its_asker(as_alice, as_bob,
     thread = as_alice.ask("Who answers?")
     listener()
     assert as_bob.say("answer", "I do.", thread=thread).status_code == 201
-    thread_note, event_note = listener()
+    message_note, thread_note, event_note = listener()
+    assert message_note == {"kind": "message", "thread": int(thread.removeprefix("th_"))}
     assert thread_note["thread"] == event_note["thread"] == int(thread.removeprefix("th_"))
     assert (thread_note["kind"], event_note["kind"]) == ("thread", "event")
     assert thread_note["act"] != "answer"  # it no longer awaits an answer from anyone
 
 
 @pytest.mark.postgres
-def test_a_note_that_moves_neither_state_nor_awaiting_announces_nothing(as_alice, as_bob, listener):
+def test_a_note_that_moves_neither_state_nor_awaiting_announces_only_its_message(as_alice, as_bob, listener):
+    """A list's followers ignore it (feed.topics); an MCP listener of the thread hears it (§2)."""
     thread = as_alice.ask("Anyone?")
     listener()
     assert as_bob.say("note", "Just a remark.", thread=thread).status_code == 201
-    assert listener() == []
+    assert listener() == [{"kind": "message", "thread": int(thread.removeprefix("th_"))}]
 
 
 @pytest.mark.postgres

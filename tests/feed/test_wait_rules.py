@@ -11,7 +11,7 @@ from forum.actors import Actor
 from forum.operations import INBOX, call
 from forum.tokens import token_revoke
 from parley_site.errors import InvalidBody
-from tests.asgi_client import AsgiClient
+from tests.asgi_client import AsgiClient, McpAsgiClient
 from tests.conftest import Agent
 from tests.mcp_bridge.conftest import McpAgent, refusal
 
@@ -43,13 +43,13 @@ def test_the_operation_refuses_a_wait_above_thirty_for_every_door(bob):
 
 
 def test_mcp_refuses_a_wait_above_thirty_like_rest(bob):
-    error = refusal(McpAgent(bob, AsgiClient()).call("list_events", {"wait": 31}))
+    error = refusal(McpAgent(bob, McpAsgiClient()).call("list_events", {"wait": 31}))
     assert (error["reason"], error["status"], error["detail"]) == ("invalid_body", 400, {"field": "wait"})
 
 
 def test_an_mcp_wait_that_times_out_returns_empty_with_the_same_cursor(as_alice, bob):
     as_alice.ask("Seen before the cursor")
-    agent = McpAgent(bob, AsgiClient())
+    agent = McpAgent(bob, McpAsgiClient())
     cursor = agent.call("inbox")["structuredContent"]["cursor"]
     started = time.monotonic()
     result = agent.call("inbox", {"wait": 1, "since": cursor})
@@ -149,10 +149,10 @@ def rest_wait(agent, seconds):
 
 
 def test_the_fifth_concurrent_wait_of_one_token_is_refused_limit_exceeded(as_bob, bob):
-    mcp_agent = McpAgent(bob, AsgiClient())
+    mcp_agent = McpAgent(bob, McpAsgiClient())
 
     async def mcp_wait():
-        return await mcp_agent.client.client.post(
+        return await mcp_agent.client.apost(
             "/mcp", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                                 "params": {"name": "inbox", "arguments": {"wait": 2}}}),
             content_type="application/json", headers=mcp_agent.headers({}))

@@ -1,5 +1,6 @@
 """REST and MCP are two doors to one house (Parley v1 §2): for every operation the same data,
 and for a refusal of every §13 reason the same reason, message, detail and status."""
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -274,3 +275,57 @@ def test_the_bridge_costs_exactly_the_queries_rest_costs(world, carol):
         with CaptureQueriesContext(connection) as mcp_queries:
             McpAgent(carol).call(tool, arguments)
         assert len(mcp_queries) == len(rest_queries), tool
+
+
+# --- resources (§2): each one's content is what its REST read answers; a refused read, its refusal -------
+
+RESOURCES = {
+    # uri (formatted with the world): (persona, the REST path of the same read)
+    "parley://manifest": ("alice", "/api/v1/manifest"),
+    "parley://threads/{thread}": ("bob", "/api/v1/threads/{thread}"),
+}
+
+
+def resource_read(token, uri):
+    return McpAgent(token).request("resources/read", {"uri": uri}).json()
+
+
+def test_every_listed_resource_has_a_parity_case(mcp):
+    listed = {resource["uri"] for resource in mcp(None).request("resources/list").json()["result"]["resources"]}
+    templates = {template["uriTemplate"].replace("{id}", "{thread}") for template in
+                 mcp(None).request("resources/templates/list").json()["result"]["resourceTemplates"]}
+    assert listed | templates == set(RESOURCES) | {"parley://inbox"}
+
+
+@pytest.mark.parametrize("uri", sorted(RESOURCES))
+def test_a_resource_holds_what_rest_reads(uri, world, request):
+    persona, path = RESOURCES[uri]
+    token = request.getfixturevalue(persona)
+    rest = Agent(token).get(path.format(**world))
+    (item,) = resource_read(token, uri.format(**world))["result"]["contents"]
+    assert json.loads(item["text"]) == rest.json()
+
+
+def test_the_inbox_resource_holds_the_threads_rest_lists_in_the_inbox(world, as_alice, carol):
+    as_alice.ask("Is the inbox resource the inbox?")  # one page: the newest page is the first one
+    rest = Agent(carol).get("/api/v1/inbox").json()["items"]
+    (item,) = resource_read(carol, "parley://inbox")["result"]["contents"]
+    assert json.loads(item["text"])["items"] == rest != []
+
+
+@pytest.mark.parametrize(("persona", "uri", "path"), [
+    ("impostor", "parley://inbox", "/api/v1/inbox"),
+    ("mallory_without_read", "parley://inbox", "/api/v1/inbox"),
+    ("bob", "parley://threads/th_999999", "/api/v1/threads/th_999999"),
+])
+def test_a_refused_read_carries_the_refusal_rest_answers(persona, uri, path, request, make_token):
+    if persona == "impostor":
+        token = SimpleNamespace(secret="pt_not-a-token")
+    elif persona == "mallory_without_read":
+        token = make_token("writes-blind", ("write",))
+    else:
+        token = request.getfixturevalue(persona)
+    rest = Agent(token).get(path)
+    error = resource_read(token, uri)["error"]
+    assert error["code"] == -32602
+    assert error["data"] == rest.json()["error"]

@@ -1,4 +1,4 @@
-"""`manage.py parley_mcp_stdio`: the HTTP dispatcher over stdin/stdout, one JSON-RPC message per line."""
+"""`manage.py parley_mcp_stdio`: the MCP server over stdin/stdout, one JSON-RPC message per line."""
 import io
 import json
 import sys
@@ -8,7 +8,6 @@ import pytest
 from django.core.management import call_command
 
 from forum.models import Message
-from mcp_bridge.dispatch import METHODS
 
 
 @pytest.fixture
@@ -31,13 +30,24 @@ def serve(monkeypatch, transactional_db):
     return run
 
 
+INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
+def initialized(*lines):
+    """The handshake a client of that era sends first (a stdio connection lives long: it is initialized
+    once), then the lines."""
+    return ({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INITIALIZE},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}, *lines)
+
+
 def post(request_id, envelope):
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
             "params": {"name": "post", "arguments": envelope}}
 
 
 def test_it_answers_each_request_on_its_own_line_and_notifications_not_at_all(serve, alice):
-    answers, _ = serve({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
+    answers, _ = serve({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                        "params": {**INITIALIZE, "protocolVersion": "2025-06-18"}},
                        {"jsonrpc": "2.0", "method": "notifications/initialized"},
                        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
                        post(3, {"kind": "ask", "body": "Over a pipe?"}), token=alice)
@@ -47,7 +57,7 @@ def test_it_answers_each_request_on_its_own_line_and_notifications_not_at_all(se
 
 
 def test_it_acts_as_the_token_in_parley_token_and_refuses_without_one(serve):
-    (answer,), warnings = serve(post(1, {"kind": "ask", "body": "Who am I?"}))
+    (_, answer), warnings = serve(*initialized(post(1, {"kind": "ask", "body": "Who am I?"})))
     assert answer["result"]["isError"] is True
     assert answer["result"]["structuredContent"]["error"]["reason"] == "token_invalid"
     assert "PARLEY_TOKEN is not set" in warnings
@@ -61,19 +71,21 @@ def test_a_malformed_line_is_a_parse_error_and_the_next_line_is_still_served(ser
 
 
 def test_a_line_over_request_max_bytes_is_refused_unread(serve, alice):
-    (answer,), _ = serve(post(1, {"kind": "ask", "body": "Big?", "provenance": {"model": "m" * 17000}}), token=alice)
+    (_, answer), _ = serve(*initialized(post(1, {"kind": "ask", "body": "Big?", "provenance": {"model": "m" * 17000}})),
+                           token=alice)
     assert answer["error"]["data"]["error"]["reason"] == "limit_exceeded"
     assert Message.objects.count() == 0
 
 
 def test_a_stray_print_goes_to_stderr_not_into_the_protocol_stream(serve, alice, monkeypatch):
-    def chatty(*args, **kwargs):
+    def chatty():
         print("debugging output")
-        return {}
+        return []
 
-    monkeypatch.setitem(METHODS, "ping", chatty)
-    answers, logs = serve({"jsonrpc": "2.0", "id": 1, "method": "ping"})
-    assert answers == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+    monkeypatch.setattr("mcp_bridge.tools.tool_list", chatty)
+    answers, logs = serve({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE},
+                          {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert answers[1] == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
     assert "debugging output" in logs
 
 
@@ -81,9 +93,9 @@ def test_a_tool_call_that_waits_is_held_on_the_commands_event_loop(serve, alice,
     def inbox(request_id, **arguments):
         return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
                 "params": {"name": "inbox", "arguments": arguments}}
-    (first,), _ = serve(inbox(1), token=bob)
+    (_, first), _ = serve(*initialized(inbox(1)), token=bob)
     cursor = first["result"]["structuredContent"]["cursor"]
     started = time.monotonic()
-    (waited,), _ = serve(inbox(2, wait=1, since=cursor), token=bob)
+    (_, waited), _ = serve(*initialized(inbox(2, wait=1, since=cursor)), token=bob)
     assert time.monotonic() - started >= 1
     assert waited["result"]["structuredContent"] == {"items": [], "cursor": cursor}

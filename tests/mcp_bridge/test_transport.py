@@ -8,26 +8,29 @@ from forum.models import Message
 ASK = {"kind": "ask", "body": "Is the transport strict?"}
 
 
+CLIENT = {"capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
 def test_initialize_negotiates_the_current_revision_without_a_session(mcp):
-    response = mcp(None).request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                                "clientInfo": {"name": "t", "version": "1"}})
+    response = mcp(None).request("initialize", {"protocolVersion": "2025-11-25", **CLIENT})
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
     assert "Mcp-Session-Id" not in response
     result = response.json()["result"]
     assert result["protocolVersion"] == "2025-11-25"
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == {"tools": {"listChanged": False},
+                                      "resources": {"listChanged": False, "subscribe": False}}
     assert result["serverInfo"]["name"] == "parley"
 
 
 @pytest.mark.parametrize("version", ["2025-06-18", "2025-03-26"])
 def test_initialize_accepts_the_older_revisions_the_sdks_negotiate(mcp, version):
-    response = mcp(None).request("initialize", {"protocolVersion": version, "capabilities": {}})
+    response = mcp(None).request("initialize", {"protocolVersion": version, **CLIENT})
     assert response.json()["result"]["protocolVersion"] == version
 
 
 def test_initialize_answers_its_own_revision_to_an_unknown_one(mcp):
-    response = mcp(None).request("initialize", {"protocolVersion": "1999-01-01", "capabilities": {}})
+    response = mcp(None).request("initialize", {"protocolVersion": "1999-01-01", **CLIENT})
     assert response.json()["result"]["protocolVersion"] == "2025-11-25"
 
 

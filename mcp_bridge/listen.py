@@ -1,0 +1,147 @@
+"""`subscriptions/listen` (Parley v1 §2, MCP push, the modern era): a stream that sends
+`notifications/resources/updated` for `parley://inbox` and `parley://threads/{id}` within a second of anything
+new there. A notification says only "read again".
+
+Parley's own handler, not the SDK's `ListenHandler`: that one acknowledges before any check, caps streams
+globally with an internal error, and is fed by an in-process bus. Here every check runs first, in the
+request's thread (token, `read`, each thread, the line's stream slot of §16), and a refusal is -32602
+carrying §13's refusal, before anything is acknowledged; the stream is then woken by the feed's notes
+(feed.hub: PostgreSQL's LISTEN/NOTIFY, no polling query), and re-checks its caller as event streams do."""
+import asyncio
+from dataclasses import dataclass, field
+
+from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
+from mcp_types import (INVALID_REQUEST, ResourceUpdatedNotification, ResourceUpdatedNotificationParams,
+                       SubscriptionFilter, SubscriptionsAcknowledgedNotification,
+                       SubscriptionsAcknowledgedNotificationParams)
+
+from feed.follow import READS, caller_now
+from feed.hub import HUB
+from feed.profile import feed_setting
+from feed.slots import SLOTS, STREAMS, owner_key
+from feed.wait import cannot_hold
+from forum import selectors
+from forum.held import SERVING_LOOP
+from forum.limits import limit
+from forum.models import AwaitingAct, Right
+from forum.policies import inbox_senders
+from mcp_bridge.context import caller, in_request_thread
+from mcp_bridge.refusals import read_refused
+from mcp_bridge.resources import INBOX, MANIFEST, thread_id
+from parley_site.errors import LimitExceeded, NotFound
+from parley_site.statement_timeout import read_transaction
+
+NEEDS = (Right.READ,)
+
+
+@dataclass
+class Listening:
+    """One accepted listen: what it follows, for whom, and the stream slot it holds."""
+    actor: object
+    uris: list
+    threads: dict  # thread id -> the uris the client named it by
+    inbox: bool
+    inbox_threads: set  # threads seen in the caller's inbox: a note for one of them may mean it left
+    slot: tuple
+    pending: set = field(default_factory=set)
+
+    def hear(self, note):
+        """From the feed's listener thread: whether `note` may concern this stream (a quick prefilter)."""
+        kind, thread = note["kind"], note.get("thread")
+        return kind == "*" or thread in self.threads or (self.inbox and kind == "thread")
+
+    def note(self, note):
+        """On the event loop: the uris the note makes worth reading again."""
+        kind, thread = note["kind"], note.get("thread")
+        if kind == "*":  # notes may have been missed (a reconnect), or a token lost access
+            self.pending.update(self.uris)
+            return
+        self.pending.update(self.threads.get(thread, ()))
+        if self.inbox and kind == "thread":
+            # Only a thread that now awaits an answer from anyone (or the caller) can have entered the inbox;
+            # one of its threads whose awaited move changed has left it, or moved within it.
+            if note["act"] == AwaitingAct.ANSWER and note["from"] in inbox_senders(self.actor.identity,
+                                                                                 AwaitingAct.ANSWER):
+                self.inbox_threads.add(thread)
+                self.pending.add(INBOX)
+            elif thread in self.inbox_threads:
+                self.inbox_threads.discard(thread)
+                self.pending.add(INBOX)
+
+
+def accept(uris, authenticate, can_hold):
+    """Every check, in §13's order, then a stream slot of the caller's line; raises the refusal."""
+    actor = authenticate()
+    selectors.require_right(actor, Right.READ)
+    threads, inbox = {}, False
+    with read_transaction():
+        for uri in uris:
+            if uri == INBOX:
+                inbox = True
+            elif uri != MANIFEST:  # the manifest never changes: accepted, and never announced
+                number = thread_id(uri)
+                if number is None:
+                    raise NotFound("resource", uri)
+                selectors.access_thread(actor, number)
+                threads.setdefault(number, []).append(uri)
+        seen = {thread.pk for thread in selectors.inbox_newest(
+            actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_max"))} if inbox else set()
+    if not can_hold:
+        raise cannot_hold("a listen stream")
+    owner, maximum = owner_key(actor), feed_setting("streams_per_token_max")
+    slot = SLOTS.acquire(STREAMS, owner, maximum)
+    if slot is None:
+        raise LimitExceeded("streams_per_token_max", maximum)
+    return Listening(actor, list(uris), threads, inbox, seen, (owner, slot))
+
+
+async def listen(ctx, params):
+    if ctx.request_id is None:
+        raise MCPError(INVALID_REQUEST, "subscriptions/listen requires a request id")
+    uris = list(dict.fromkeys(params.notifications.resource_subscriptions or ()))
+    loop = SERVING_LOOP.get()
+    try:
+        listening = await in_request_thread(accept, uris, caller, loop is not None)
+    except Exception as exc:  # noqa: BLE001 - a refusal is -32602 before the acknowledgement
+        refusal = read_refused(exc)
+        if refusal is None:
+            raise
+        raise refusal from exc
+    woken = asyncio.Event()
+
+    def heard(note):
+        if listening.hear(note):
+            loop.call_soon_threadsafe(lambda: (listening.note(note), woken.set()))
+    hearing = HUB.subscribe_notes(heard)  # before the acknowledgement: nothing after it slips by
+    meta = {SUBSCRIPTION_ID_META_KEY: ctx.request_id}
+    try:
+        honored = SubscriptionFilter(resource_subscriptions=uris or None)
+        await ctx.session.send_notification(SubscriptionsAcknowledgedNotification(
+            params=SubscriptionsAcknowledgedNotificationParams(notifications=honored, _meta=meta)),
+            related_request_id=ctx.request_id)
+        await deliver(ctx, listening, woken, meta)
+    finally:
+        HUB.unsubscribe(hearing)
+        READS.submit(SLOTS.release, STREAMS, *listening.slot)  # off the event loop: it may touch the database
+    return {"_meta": meta}
+
+
+async def deliver(ctx, listening, woken, meta):
+    """Until the client leaves (which cancels this) or its caller may no longer read: each uri a note made
+    worth reading again, once per wake-up; the caller is checked again then, and at each quiet heartbeat."""
+    heartbeat = feed_setting("heartbeat_seconds")
+    while True:
+        try:
+            await asyncio.wait_for(woken.wait(), heartbeat)
+        except TimeoutError:
+            pass
+        woken.clear()
+        actor, refusal = await caller_now(listening.actor, NEEDS)
+        if refusal is not None:
+            return  # the stream ends; a new listen would be refused with this refusal
+        listening.actor = actor
+        uris, listening.pending = sorted(listening.pending), set()
+        for uri in uris:
+            await ctx.session.send_notification(ResourceUpdatedNotification(
+                params=ResourceUpdatedNotificationParams(uri=uri, _meta=meta)), related_request_id=ctx.request_id)

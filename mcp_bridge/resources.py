@@ -1,0 +1,66 @@
+"""The MCP resources of Parley v1 §2: `parley://manifest`, `parley://inbox` (the caller's inbox, its newest
+page) and `parley://threads/{id}` (as `read_thread`). A read answers one `application/json` text item
+holding what the tool would answer, with the same token, rights and refusals: it runs the same operations
+and selectors."""
+import json
+import re
+
+from forum import cursors, selectors
+from forum.limits import limit
+from forum.models import AwaitingAct
+from forum.operations import GET_MANIFEST, READ_THREAD, call
+from forum.wire import thread_json
+from parley_site.errors import NotFound
+from parley_site.shapes import Ref
+from parley_site.statement_timeout import read_transaction
+
+MANIFEST, INBOX, THREAD_TEMPLATE = "parley://manifest", "parley://inbox", "parley://threads/{id}"
+THREAD_URI = re.compile(r"parley://threads/(?P<id>[^/?#]+)")
+JSON = "application/json"
+
+RESOURCES = [
+    {"uri": MANIFEST, "name": "manifest", "title": "Parley manifest", "mimeType": JSON,
+     "description": "Everything needed to speak Parley, as get_manifest answers it. Needs no token."},
+    {"uri": INBOX, "name": "inbox", "title": "Your inbox", "mimeType": JSON,
+     "description": "The newest page of threads awaiting your answer (as the inbox tool answers it); its "
+                    "cursor continues with inbox(since=...). Subscribe to it with subscriptions/listen to be "
+                    "told when a thread enters or leaves it."},
+]
+TEMPLATES = [
+    {"uriTemplate": THREAD_TEMPLATE, "name": "thread", "title": "A thread", "mimeType": JSON,
+     "description": "A thread and its message tree, as read_thread answers it; id is th_<n> or <n>. "
+                    "Subscribe to it with subscriptions/listen to be told of every new message or event."},
+]
+
+
+def thread_id(uri):
+    """The thread a `parley://threads/{id}` uri names, or None for any other uri; a malformed id is
+    invalid_body, as the tool would say."""
+    match = THREAD_URI.fullmatch(uri)
+    return None if match is None else Ref("th").validate(match.group("id"), "uri")
+
+
+def inbox_page(actor):
+    """The newest page of the caller's inbox (awaiting=answer, the line itself), and the cursor after it."""
+    with read_transaction():
+        threads = selectors.inbox_newest(actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_default"))
+    position = threads[-1].awaiting_seq if threads else 0
+    return {"items": [thread_json(thread) for thread in threads], "cursor": cursors.encode("inbox", position)}
+
+
+def answer(uri, authenticate):
+    if uri == MANIFEST:
+        return call(GET_MANIFEST, None, {}, door="mcp")[1]
+    actor = authenticate()  # token_invalid first (§13), as for the tools
+    if uri == INBOX:
+        return inbox_page(actor)
+    number = thread_id(uri)
+    if number is None:
+        raise NotFound("resource", uri)
+    return call(READ_THREAD, actor, {"thread": number}, door="mcp")[1]
+
+
+def read(uri, authenticate):
+    """`resources/read`: the result, or the refusal (a ParleyError) the caller meets."""
+    text = json.dumps(answer(uri, authenticate), ensure_ascii=False)
+    return {"contents": [{"uri": uri, "mimeType": JSON, "text": text}]}

@@ -1,0 +1,111 @@
+"""The MCP server: the official SDK's lowlevel `Server` (`mcp` 2.x), which speaks both eras of Parley v1 §2
+(the modern one, `server/discover` and the revision on every request, and the `initialize` handshake) on
+every transport it is given: streamable HTTP (mcp_bridge.http) and stdio (`parley_mcp_stdio`).
+
+Its handlers are thin doors. Each runs Parley's sync code (mcp_bridge.tools, mcp_bridge.resources) as a
+Django view runs (mcp_bridge.context)."""
+import logging
+
+from mcp.server.caching import CacheHint
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR
+from pydantic import ValidationError
+
+from forum.held import Held, outcome_of
+from mcp_bridge import resources, tools
+from mcp_bridge.context import caller, in_request_thread
+from mcp_bridge.instructions import INSTRUCTIONS
+from mcp_bridge.listen import listen
+from mcp_bridge.refusals import read_refused
+from parley_site import __version__
+
+logger = logging.getLogger("parley.mcp")
+
+
+# The revision of 2026-07-28 has every cacheable result say how long it stays fresh and for whom: Parley's
+# are stale at once (a read changes with the next post) and the caller's own (rights differ by token).
+CACHE_HINTS = {method: CacheHint(ttl_ms=0, scope="private")
+               for method in ("tools/list", "resources/list", "resources/templates/list", "resources/read")}
+
+
+def complete(result):
+    """A whole result (2026-07-28's `resultType`; the SDK drops it for the handshake era)."""
+    return {**result, "resultType": "complete"}
+
+
+async def list_tools(ctx, params):
+    return complete({"tools": tools.tool_list()})
+
+
+async def call_tool(ctx, params):
+    """`tools/call`, through mcp_bridge.tools.call_tool: the one place an MCP tool call runs. A call held
+    open (`wait`, §16) waits here, on the event loop, holding no thread and no database connection."""
+    raw = ctx.params or {}
+    result = await in_request_thread(tools.call_tool, dict(raw), caller)
+    if isinstance(result, Held):
+        result = result.render(await outcome_of(result))
+    return complete(result)
+
+
+async def list_resources(ctx, params):
+    return complete({"resources": resources.RESOURCES})
+
+
+async def list_resource_templates(ctx, params):
+    return complete({"resourceTemplates": resources.TEMPLATES})
+
+
+async def read_resource(ctx, params):
+    """`resources/read`: a refusal is JSON-RPC -32602 carrying §13's refusal (Parley v1 §2)."""
+    try:
+        return complete(await in_request_thread(resources.read, params.uri, caller))
+    except MCPError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a refusal becomes the error's data; anything else stays a fault
+        refusal = read_refused(exc)
+        if refusal is None:
+            raise
+        raise refusal from exc
+
+
+async def faults_leak_nothing(ctx, call_next):
+    """An unexpected fault is logged and answered -32603 "internal error" with nothing else: the SDK's
+    handshake-era dispatcher would send the exception's own text (code 0) to the client."""
+    try:
+        return await call_next(ctx)
+    except (MCPError, ValidationError):
+        raise
+    except Exception:  # noqa: BLE001 - a real fault: logged, answered without details
+        logger.exception("MCP %s failed", ctx.method)
+        raise MCPError(INTERNAL_ERROR, "internal error") from None
+
+
+async def arguments_as_sent(ctx, call_next):
+    """Parley v1 §2: arguments that do not fit a tool are a refusal (`isError`, `invalid_body`), so a model
+    can correct itself. The SDK checks `tools/call` params against its own types before any handler runs,
+    and answers arguments that are not an object with JSON-RPC -32602; here they reach the tool instead."""
+    raw = ctx.params
+    if ctx.method == "tools/call" and isinstance(raw, dict) and isinstance(raw.get("name"), str) \
+            and raw.get("arguments") is not None and not isinstance(raw["arguments"], dict):
+        return complete(await in_request_thread(tools.call_tool, dict(raw), caller))
+    return await call_next(ctx)
+
+
+def tool_input_schema(name):
+    """For the SDK's check of `Mcp-Param-*` headers (2026-07-28), from the listing itself rather than by a
+    `tools/list` round through the server; an unknown tool is left to the call, which answers -32602."""
+    for tool in tools.tool_list():
+        if tool["name"] == name:
+            return tool["inputSchema"]
+    return None
+
+
+SERVER = Server(
+    "parley", version=__version__, title="Parley", instructions=INSTRUCTIONS,
+    get_tool_input_schema=tool_input_schema, cache_hints=CACHE_HINTS,
+    on_list_tools=list_tools, on_call_tool=call_tool,
+    on_list_resources=list_resources, on_list_resource_templates=list_resource_templates,
+    on_read_resource=read_resource, on_subscriptions_listen=listen,
+)
+SERVER.middleware += [faults_leak_nothing, arguments_as_sent]

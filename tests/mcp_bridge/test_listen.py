@@ -1,0 +1,119 @@
+"""`subscriptions/listen` (Parley v1 §2, MCP push): the SDK client's listen against the ASGI application
+as it is served. Woken by the feed's notes (PostgreSQL's LISTEN/NOTIFY; SQLite wakes in-process), refused
+before anything is acknowledged."""
+import socket
+import threading
+import time
+
+import anyio
+import pytest
+import uvicorn
+from mcp.shared.exceptions import MCPError
+
+from feed.hub import HUB
+from feed.slots import SLOTS
+from tests.mcp_bridge.test_sdk import http_client
+
+
+@pytest.fixture
+def asgi_server(transactional_db):
+    """parley_site.asgi:application under uvicorn, in this process, on a free port. Without the lifespan,
+    whose shutdown would stop the process's feed listener for the tests after this one; the stream slots'
+    connection is closed here instead, and the listener retires once nothing listens."""
+    from parley_site.asgi import application
+
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(application, lifespan="off", log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{listening.getsockname()[1]}/mcp"
+    server.should_exit = True
+    thread.join(10)
+    SLOTS.close()
+    while HUB.watching and time.monotonic() < deadline + 20:
+        time.sleep(0.1)
+
+
+def test_listen_on_the_inbox_wakes_within_a_second_when_another_agent_asks(asgi_server, alice, bob):
+    async def main():
+        async with http_client(asgi_server, bob.secret, "auto") as listener, \
+                http_client(asgi_server, alice.secret, "auto") as asker:
+            async with listener.listen(resource_subscriptions=["parley://inbox"]) as subscription:
+                assert subscription.honored.resource_subscriptions == ["parley://inbox"]
+                asked = await asker.call_tool("post", {"kind": "ask", "body": "Anyone listening?"})
+                posted = time.monotonic()
+                with anyio.fail_after(1):
+                    event = await subscription.__anext__()
+                return event.uri, time.monotonic() - posted, asked.structured_content["thread"]["id"]
+
+    uri, seconds, thread = anyio.run(main)
+    assert uri == "parley://inbox"
+    assert seconds < 1
+
+
+def test_listen_on_a_thread_wakes_for_a_note_that_moves_nothing(asgi_server, alice, bob):
+    async def main():
+        async with http_client(asgi_server, bob.secret, "auto") as listener, \
+                http_client(asgi_server, alice.secret, "auto") as asker:
+            thread = (await asker.call_tool("post", {"kind": "ask", "body": "Follow me"})).structured_content
+            uri = f"parley://threads/{thread['thread']['id']}"
+            async with listener.listen(resource_subscriptions=[uri]) as subscription:
+                noted = await listener.call_tool("post", {"kind": "note", "thread": thread["thread"]["id"],
+                                                          "body": "An aside."})
+                assert noted.is_error is False, noted.content
+                with anyio.fail_after(1):
+                    return uri, (await subscription.__anext__()).uri
+
+    subscribed, woken = anyio.run(main)
+    assert woken == subscribed
+
+
+def refusal_of_listen(url, secret, uris):
+    async def main():
+        async with http_client(url, secret, "auto") as listener:
+            with pytest.raises(MCPError) as refused:
+                async with listener.listen(resource_subscriptions=uris):
+                    pass
+            return refused.value.error
+    return anyio.run(main)
+
+
+def test_a_listen_without_a_token_is_refused_before_any_acknowledgement(asgi_server):
+    error = refusal_of_listen(asgi_server, "pt_not-a-token", ["parley://inbox"])
+    assert (error.code, error.data["reason"]) == (-32602, "token_invalid")
+
+
+def test_a_listen_to_an_unknown_thread_is_refused_not_found(asgi_server, bob):
+    error = refusal_of_listen(asgi_server, bob.secret, ["parley://threads/th_424242"])
+    assert (error.code, error.data["reason"]) == (-32602, "not_found")
+
+
+def test_a_listen_beyond_the_lines_stream_limit_is_refused_limit_exceeded(asgi_server, bob, settings):
+    maximum = settings.PARLEY_FEED["streams_per_token_max"]
+
+    async def main():
+        async with http_client(asgi_server, bob.secret, "auto") as listener:
+            async with anyio.create_task_group() as holders:
+                opened = anyio.Semaphore(0)
+
+                async def hold():
+                    async with listener.listen(resource_subscriptions=["parley://inbox"]):
+                        opened.release()
+                        await anyio.sleep_forever()
+                for _ in range(maximum):
+                    holders.start_soon(hold)
+                for _ in range(maximum):
+                    await opened.acquire()
+                with pytest.raises(MCPError) as refused:
+                    async with listener.listen(resource_subscriptions=["parley://inbox"]):
+                        pass
+                holders.cancel_scope.cancel()
+            return refused.value.error
+
+    error = anyio.run(main)
+    assert (error.code, error.data["reason"], error.data["detail"]["limit"]) == (
+        -32602, "limit_exceeded", "streams_per_token_max")
