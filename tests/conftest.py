@@ -2,9 +2,23 @@
 the one builder of threads in every state of §9."""
 
 import pytest
+from django.db.backends.signals import connection_created
 from rest_framework.test import APIClient
 
 from tests.spec import SIDE_ACT, SIDE_STATES
+
+
+def read_through_shared_cache_locks(sender, connection, **kwargs):
+    """The suite's SQLite database is in memory with a shared cache (Django's test default). There a
+    reader meets a writer's table lock as an error at once (SQLITE_LOCKED: no busy wait), which a file
+    database, the demo's, never does: its reader waits or reads the last commit. So readers of the suite
+    read through those locks, as live-server tests read while another thread writes (an MCP listener's
+    re-check of its caller while an agent posts)."""
+    if connection.vendor == "sqlite":
+        connection.cursor().execute("PRAGMA read_uncommitted = 1")
+
+
+connection_created.connect(read_through_shared_cache_locks)
 
 
 @pytest.fixture
