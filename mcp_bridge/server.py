@@ -13,6 +13,7 @@ from mcp_types import INTERNAL_ERROR
 from pydantic import ValidationError
 
 from forum.held import Held, outcome_of
+from forum.operations import OPERATIONS
 from mcp_bridge import resources, tools
 from mcp_bridge.context import caller, in_request_thread
 from mcp_bridge.instructions import INSTRUCTIONS
@@ -93,12 +94,10 @@ async def arguments_as_sent(ctx, call_next):
 
 
 def tool_input_schema(name):
-    """For the SDK's check of `Mcp-Param-*` headers (2026-07-28), from the listing itself rather than by a
-    `tools/list` round through the server; an unknown tool is left to the call, which answers -32602."""
-    for tool in tools.tool_list():
-        if tool["name"] == name:
-            return tool["inputSchema"]
-    return None
+    """For the SDK's check of `Mcp-Param-*` headers (2026-07-28): the schema `tools/list` shows for that
+    tool, built for it alone; an unknown tool is left to the call, which answers -32602."""
+    operation = OPERATIONS.get(name)
+    return None if operation is None else tools.input_schema(operation)
 
 
 SERVER = Server(
