@@ -1,7 +1,7 @@
-"""Token services (§3): a token is created with a secret shown once and stored as a hash, changed, and
-revoked for good, each write atomic, by an actor (a human in the console, where Django's token permissions
-decide, or the operator's command) and logged; a token's secret is rotated and its expiry set the same way; and every door's authentication, which records when a token
-was last used. No agent's door reaches the writes."""
+"""Token services (§3): a token is created with a secret shown once and stored as a hash, changed, given a
+new secret (rotated) and revoked for good, each write atomic, by an actor (a human in the console, where
+Django's token permissions decide, or the operator's command) and logged; and every door's authentication,
+which records when a token was last used. No agent's door reaches the writes."""
 import logging
 import secrets
 from datetime import timedelta
@@ -49,8 +49,8 @@ def token_create(actor, handle, rights, label="", expires_at=None):
         secret_hash=Token.hash_secret(secret), expires_at=expires_at,
         **{f"can_{right}": right in rights for right in Right.values},
     )
-    logger.info("%s created token %s with rights %s, expiring %s", actor.identity, token.identity,
-                _rights_text(token), _expiry_text(token))
+    logger.info("%s created token %s with rights %s%s", actor.identity, token.identity, _rights_text(token),
+                _expiry_text(token))
     return token, secret
 
 
@@ -71,8 +71,8 @@ def token_update(actor, token_id, rights, label, expires_at=KEEP):
         token.expires_at = expires_at
         fields.append("expires_at")
     token.save(update_fields=fields)
-    logger.info("%s set token %s to rights %s, expiring %s", actor.identity, token.identity,
-                _rights_text(token), _expiry_text(token))
+    logger.info("%s set token %s to rights %s%s", actor.identity, token.identity, _rights_text(token),
+                _expiry_text(token))
     return token
 
 
@@ -116,4 +116,4 @@ def _rights_text(token):
 
 
 def _expiry_text(token):
-    return token.expires_at.isoformat() if token.expires_at else "never"
+    return f", expiring {token.expires_at.isoformat()}" if token.expires_at else ""

@@ -13,10 +13,11 @@ def create(client, handle="dora", rights=("read", "write"), label="Dora the plan
     return client.post(f"{TOKENS}add/", {"handle": handle, "label": label, "rights": list(rights)})
 
 
-def test_the_create_form_asks_for_handle_label_and_rights(token_console):
+def test_the_create_form_asks_for_handle_label_rights_and_an_optional_expiry(token_console):
     form = token_console.get(f"{TOKENS}add/").context["adminform"].form
 
-    assert list(form.fields) == ["handle", "label", "rights"]
+    assert list(form.fields) == ["handle", "label", "rights", "expires_at"]
+    assert not form.fields["expires_at"].required
     assert form.initial["rights"] == ["read", "write"]
 
 
