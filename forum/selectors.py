@@ -47,6 +47,7 @@ def token_by_secret(secret):
 
 
 def token_is_unexpired(token, now):
+    """Expiry is checked as time passes, not written: no job has to mark a token expired."""
     return token.expires_at is None or token.expires_at > now
 
 
@@ -63,8 +64,8 @@ def actor_key(actor):
 
 def current_actors(keys):
     """actor_key -> the caller as the database has it now, or None when it may no longer read at all (a
-    revoked or expired token; a user no longer active staff, whom authentication would refuse). One query for all the
-    tokens, and one for the humans (rare: a moderator's browser)."""
+    revoked or expired token; a user no longer active staff, whom authentication would refuse). One query
+    for all the tokens, and one for the humans (rare: a moderator's browser)."""
     token_ids = [ref for kind, ref in keys if kind == "token"]
     usernames = [ref for kind, ref in keys if kind == "human"]
     found = {}
