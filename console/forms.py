@@ -4,6 +4,7 @@ from django import forms
 
 from forum.acts import ACTS
 from forum.models import Right, Token
+from forum.tokens import MAX_GRACE_SECONDS
 
 BODY_WIDGET = forms.Textarea(attrs={"rows": 3, "cols": 72})
 
@@ -46,7 +47,7 @@ class TokenForm(forms.ModelForm):
 
     class Meta:
         model = Token
-        fields = ["label"]
+        fields = ["label", "expires_at"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -56,7 +57,15 @@ class TokenForm(forms.ModelForm):
             self.initial["rights"] = [Right.READ, Right.WRITE]
 
 
+class TokenRotateForm(forms.Form):
+    """The one choice a rotation asks for: how long the old secret keeps working."""
+
+    grace = forms.IntegerField(min_value=0, max_value=MAX_GRACE_SECONDS, initial=0, label="Grace (seconds)",
+                               help_text="0: the old secret stops at once. Otherwise it keeps working this "
+                                         "long, and not after.")
+
+
 class TokenCreateForm(TokenForm):
     class Meta(TokenForm.Meta):
-        fields = ["handle", "label"]
+        fields = ["handle", "label", "expires_at"]
         help_texts = {"handle": "The identity becomes <realm>:<handle>; it cannot be changed later."}

@@ -58,6 +58,12 @@ class Token(models.Model):
     can_lock = models.BooleanField(default=False)
     can_verify = models.BooleanField(default=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Optional: from this time on the token is `token_invalid` (§3), as if revoked.
+    expires_at = models.DateTimeField(null=True, blank=True, verbose_name="expires at",
+                                      help_text="Empty: never. From this time on its requests get token_invalid.")
+    # After a rotation with a grace period: the one previous secret's hash, accepted until the time beside it.
+    previous_secret_hash = models.CharField(max_length=64, unique=True, null=True, editable=False)
+    previous_secret_ends_at = models.DateTimeField(null=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     write_count = models.PositiveBigIntegerField(default=0)

@@ -3,6 +3,7 @@ never writes."""
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Q
+from django.utils import timezone
 
 from forum import limits
 from forum.actors import Actor
@@ -30,11 +31,28 @@ def _one_row(model, *, lock=False, null=(), **equal):
 
 
 def token_by_secret(secret):
-    """The unrevoked token a bearer secret names, or `token_invalid` (§3)."""
-    token = _one_row(Token, secret_hash=Token.hash_secret(secret), null=["revoked_at"]) if secret else None
-    if token is None:
+    """The unrevoked, unexpired token a bearer secret names, or `token_invalid` (§3). The secret is the
+    token's current one, or its previous one within the grace period of a rotation."""
+    if not secret:
+        raise TokenInvalid()
+    digest, now = Token.hash_secret(secret), timezone.now()
+    token = _one_row(Token, secret_hash=digest, null=["revoked_at"])
+    if token is None:  # a second query only for a secret that is not current: rare, and refused mostly
+        token = _one_row(Token, previous_secret_hash=digest, null=["revoked_at"])
+        if token is not None and not token.previous_secret_ends_at > now:
+            token = None
+    if token is None or not token_is_unexpired(token, now):
         raise TokenInvalid()
     return token
+
+
+def token_is_unexpired(token, now):
+    """Expiry is checked as time passes, not written: no job has to mark a token expired."""
+    return token.expires_at is None or token.expires_at > now
+
+
+def unexpired_tokens(now):
+    return Token.objects.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now), revoked_at__isnull=True)
 
 
 def actor_key(actor):
@@ -46,13 +64,13 @@ def actor_key(actor):
 
 def current_actors(keys):
     """actor_key -> the caller as the database has it now, or None when it may no longer read at all (a
-    revoked token; a user no longer active staff, whom authentication would refuse). One query for all the
-    tokens, and one for the humans (rare: a moderator's browser)."""
+    revoked or expired token; a user no longer active staff, whom authentication would refuse). One query
+    for all the tokens, and one for the humans (rare: a moderator's browser)."""
     token_ids = [ref for kind, ref in keys if kind == "token"]
     usernames = [ref for kind, ref in keys if kind == "human"]
     found = {}
     if token_ids:
-        tokens = Token.objects.filter(pk__in=token_ids, revoked_at__isnull=True).only(*ACTOR_FIELDS)
+        tokens = unexpired_tokens(timezone.now()).filter(pk__in=token_ids).only(*ACTOR_FIELDS)
         found.update((("token", token.pk), Actor.for_token(token)) for token in tokens)
     if usernames:
         user_model = get_user_model()

@@ -1,9 +1,10 @@
-"""Token services (§3): a token is created with a secret shown once and stored as a hash, changed, and
-revoked for good, each write atomic, by an actor (a human in the console, where Django's token permissions
-decide, or the operator's command) and logged; and every door's authentication, which records when a token
-was last used. No agent's door reaches the writes."""
+"""Token services (§3): a token is created with a secret shown once and stored as a hash, changed, given a
+new secret (rotated) and revoked for good, each write atomic, by an actor (a human in the console, where
+Django's token permissions decide, or the operator's command) and logged; and every door's authentication,
+which records when a token was last used. No agent's door reaches the writes."""
 import logging
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.validators import validate_slug
@@ -16,6 +17,7 @@ from forum.selectors import token_by_secret
 
 logger = logging.getLogger("parley.tokens")
 LAST_USED_PRECISION = 60  # seconds: a token's last use is recorded at most this often, sparing a write per read
+MAX_GRACE_SECONDS = 30 * 24 * 3600  # a rotation's old secret works at most this long: a rotation must end
 
 
 def token_authenticate(secret):
@@ -29,33 +31,74 @@ def token_authenticate(secret):
     return Actor.for_token(token)
 
 
+def new_secret():
+    return "pt_" + secrets.token_urlsafe(32)
+
+
 @transaction.atomic
-def token_create(actor, handle, rights, label=""):
+def token_create(actor, handle, rights, label="", expires_at=None):
     """Create an agent's line `<realm>:<handle>` with the given rights, as `actor` (a human in the console,
     where Django's token permissions decide, or the operator's command). Returns (token, secret): the
     secret is shown this once and stored only as a hash (§3). A handle that is not a slug is a
-    ValidationError: it becomes part of the identity every message carries. Logged."""
+    ValidationError: it becomes part of the identity every message carries. `expires_at`: None for never.
+    Logged."""
     validate_slug(handle)
-    secret = "pt_" + secrets.token_urlsafe(32)
+    secret = new_secret()
     token = Token.objects.create(
         handle=handle, identity=f"{settings.PARLEY_REALM}:{handle}", label=label or handle,
-        secret_hash=Token.hash_secret(secret), **{f"can_{right}": right in rights for right in Right.values},
+        secret_hash=Token.hash_secret(secret), expires_at=expires_at,
+        **{f"can_{right}": right in rights for right in Right.values},
     )
-    logger.info("%s created token %s with rights %s", actor.identity, token.identity, _rights_text(token))
+    logger.info("%s created token %s with rights %s%s", actor.identity, token.identity, _rights_text(token),
+                _expiry_text(token))
     return token, secret
 
 
+KEEP = object()  # token_update: leave the expiry as it is
+
+
 @transaction.atomic
-def token_update(actor, token_id, rights, label):
-    """Set a token's rights and display label (the console's "change"), as `actor`; locks the token row.
-    The identity and the secret stay; a revoked token stays revoked. Logged."""
+def token_update(actor, token_id, rights, label, expires_at=KEEP):
+    """Set a token's rights, display label and, when given, its expiry (None: never) (the console's
+    "change"), as `actor`; locks the token row. The identity and the secret stay; a revoked token stays
+    revoked. Logged."""
     token = Token.objects.select_for_update().get(pk=token_id)
     token.label = label or token.handle
     for right in Right.values:
         setattr(token, f"can_{right}", right in rights)
-    token.save(update_fields=["label", *(f"can_{right}" for right in Right.values)])
-    logger.info("%s set token %s to rights %s", actor.identity, token.identity, _rights_text(token))
+    fields = ["label", *(f"can_{right}" for right in Right.values)]
+    if expires_at is not KEEP:
+        token.expires_at = expires_at
+        fields.append("expires_at")
+    token.save(update_fields=fields)
+    logger.info("%s set token %s to rights %s%s", actor.identity, token.identity, _rights_text(token),
+                _expiry_text(token))
     return token
+
+
+@transaction.atomic
+def token_rotate(actor, token_id, grace_seconds=0):
+    """Give a token a new secret, as `actor`; locks the token row. The row stays, and with it the identity,
+    its threads, rights, expiry and rate window (§14). The old secret is refused at once, or with
+    grace_seconds > 0 accepted until then and not after; one previous secret at most, so a secret still in
+    an earlier grace period stops now. Returns (token, secret): the secret is shown this once, stored as a
+    hash. A revoked token, or a grace outside 0..MAX_GRACE_SECONDS, is a ValueError. Logged."""
+    if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
+        raise ValueError(f"the grace period is 0 to {MAX_GRACE_SECONDS} seconds")
+    token = Token.objects.select_for_update().get(pk=token_id)
+    if token.revoked_at is not None:
+        raise ValueError(f"{token.identity} is revoked; a revoked token stays revoked")
+    secret = new_secret()
+    if grace_seconds:
+        token.previous_secret_hash = token.secret_hash
+        token.previous_secret_ends_at = timezone.now() + timedelta(seconds=grace_seconds)
+    else:
+        token.previous_secret_hash = token.previous_secret_ends_at = None
+    token.secret_hash = Token.hash_secret(secret)
+    token.save(update_fields=["secret_hash", "previous_secret_hash", "previous_secret_ends_at"])
+    logger.info("%s rotated the secret of token %s; the old secret %s", actor.identity, token.identity,
+                f"works until {token.previous_secret_ends_at.isoformat()}" if grace_seconds else "stopped at once")
+    return token, secret
 
 
 @transaction.atomic
@@ -70,3 +113,7 @@ def token_revoke(actor, token_id):
 
 def _rights_text(token):
     return ",".join(sorted(token.rights)) or "none"
+
+
+def _expiry_text(token):
+    return f", expiring {token.expires_at.isoformat()}" if token.expires_at else ""

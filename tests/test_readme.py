@@ -50,7 +50,13 @@ def test_the_readme_shows_token_and_login_commands():
     assert any("createsuperuser" in command for command in commands)
 
 
+def test_the_readmes_tokens_section_documents_rotate_and_expiry():
+    section = (PROJECT / "README.md").read_text().split("## Tokens", 1)[1].split("\n## ", 1)[0]
+    assert "parley_token rotate" in section and "--grace" in section
+    assert "parley_token create" in section and "--expires-in" in section and "token_invalid" in section
+
+
 def test_every_manage_py_command_of_the_readme_works_as_written_on_the_demo_database(fresh_clone):
     clone, env = fresh_clone
     output = shell("\n".join(readme_commands()), clone, env)
-    assert "created ainotes:" in output and "revoked ainotes:" in output, output
+    assert "created ainotes:" in output and "rotated ainotes:" in output and "revoked ainotes:" in output, output

@@ -13,10 +13,11 @@ def create(client, handle="dora", rights=("read", "write"), label="Dora the plan
     return client.post(f"{TOKENS}add/", {"handle": handle, "label": label, "rights": list(rights)})
 
 
-def test_the_create_form_asks_for_handle_label_and_rights(token_console):
+def test_the_create_form_asks_for_handle_label_rights_and_an_optional_expiry(token_console):
     form = token_console.get(f"{TOKENS}add/").context["adminform"].form
 
-    assert list(form.fields) == ["handle", "label", "rights"]
+    assert list(form.fields) == ["handle", "label", "rights", "expires_at"]
+    assert not form.fields["expires_at"].required
     assert form.initial["rights"] == ["read", "write"]
 
 
@@ -140,3 +141,90 @@ def test_every_token_write_in_the_console_is_logged_with_the_staff_user_as_actor
         "human:tess set token ainotes:alice to rights read",
         "human:tess revoked token ainotes:alice",
     ]
+
+
+def rotate(client, token, **answer):
+    """The "Rotate secret" action: the grace page, then (with `answer`) the rotation."""
+    data = {"action": "rotate", "_selected_action": [token.pk]}
+    if answer:
+        data = {**data, "apply": "Rotate", **answer}
+    else:
+        data["index"] = 0
+    return client.post(TOKENS, data)
+
+
+def token_log(token):
+    return [entry.get_change_message() for entry in
+            LogEntry.objects.filter(object_id=str(token.pk)).order_by("action_time", "pk")]
+
+
+def test_admin_rotate_asks_for_the_grace_period_first_and_changes_nothing_yet(token_console, alice):
+    response = rotate(token_console, alice)
+
+    assert response.status_code == 200 and "grace" in response.context["form"].fields
+    assert Token.objects.get(pk=alice.pk).secret_hash == Token.hash_secret(alice.secret)
+    assert token_log(alice) == []
+
+
+def test_admin_rotate_shows_the_new_secret_once_and_writes_a_log_entry(token_console, alice):
+    response = rotate(token_console, alice, grace="0")
+
+    [(token, secret)] = response.context["rotated"]
+    assert response.status_code == 200 and "no-store" in response["Cache-Control"]
+    assert secret in response.content.decode()
+    assert Token.objects.get(pk=alice.pk).secret_hash == Token.hash_secret(secret)
+    assert token_log(alice) == ["Rotated the secret; the old one stopped at once."]
+    stored = [str(row.get_decoded()) for row in Session.objects.all()]
+    stored += [f"{entry.object_repr} {entry.change_message}" for entry in LogEntry.objects.all()]
+    assert not any(secret in text for text in stored)
+    for page in [TOKENS, f"{TOKENS}{alice.pk}/change/", f"{TOKENS}{alice.pk}/history/"]:
+        assert secret not in token_console.get(page).content.decode()
+    alice.secret = secret
+    assert Agent(alice).ask("With the new secret").startswith("th_")
+
+
+def test_admin_rotate_with_grace_keeps_the_old_secret_until_then_and_logs_the_end(token_console, as_alice):
+    alice = as_alice.token
+    rotate(token_console, alice, grace="600")
+
+    ends_at = Token.objects.get(pk=alice.pk).previous_secret_ends_at
+    assert token_log(alice) == [f"Rotated the secret; the old one works until {ends_at.isoformat()}."]
+    assert as_alice.get("/api/v1/threads").status_code == 200
+
+
+def test_admin_rotate_refuses_a_grace_out_of_range_and_rotates_nothing(token_console, alice):
+    response = rotate(token_console, alice, grace="-5")
+
+    assert response.status_code == 200 and "grace" in response.context["form"].errors
+    assert Token.objects.get(pk=alice.pk).secret_hash == Token.hash_secret(alice.secret)
+    assert token_log(alice) == []
+
+
+def test_each_admin_token_change_writes_a_log_entry_saying_what_changed(token_console, alice):
+    create(token_console, handle="dora", rights=("read",), label="Dora")
+    dora = Token.objects.get(handle="dora")
+    change = f"{TOKENS}{alice.pk}/change/"
+    token_console.post(change, {"label": "Alice", "rights": ["read", "lock"]})
+    token_console.post(change, {"label": "Alice", "rights": ["read", "lock"],
+                                "expires_at_0": "2031-01-02", "expires_at_1": "03:04:05"})
+    token_console.post(change, {"label": "Alice", "rights": ["read", "lock"]})
+    token_console.post(TOKENS, {"action": "revoke", "_selected_action": [alice.pk]})
+
+    assert Token.objects.get(pk=alice.pk).expires_at is None
+    assert token_log(dora) == ["Created with rights read, label 'Dora', expiring never."]
+    assert token_log(alice) == [
+        "Changed label to 'Alice'; rights to lock,read.",
+        "Changed expiry to 2031-01-02T03:04:05+00:00.",
+        "Changed expiry to never.",
+        "Revoked.",
+    ]
+    assert {entry.user.username for entry in LogEntry.objects.all()} == {"tess"}
+
+
+def test_an_expiry_set_in_the_admin_makes_the_token_token_invalid(token_console, as_alice):
+    token_console.post(f"{TOKENS}{as_alice.token.pk}/change/", {
+        "label": "alice", "rights": ["read", "write"], "expires_at_0": "2020-01-01", "expires_at_1": "00:00:00"})
+
+    refused = as_alice.get("/api/v1/threads")
+    assert (refused.status_code, refused.json()["error"]["reason"]) == (401, "token_invalid")
+    assert "expired" in token_console.get(TOKENS).content.decode()

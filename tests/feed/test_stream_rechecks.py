@@ -3,10 +3,12 @@ In process, driving the stream's frames directly; tests/feed/test_live.py does i
 import asyncio
 import json
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection
+from django.utils import timezone
 
 from feed import follow
 from feed.caller_checks import CallerChecks
@@ -78,6 +80,20 @@ def test_a_stream_whose_token_is_revoked_ends_at_the_next_heartbeat(bob, heartbe
         assert await next_frame(frames) == "retry: 2000\n\n"
         assert await next_frame(frames) == ": heartbeat\n\n"
         await sync_to_async(token_revoke)(OPERATOR, bob.pk)
+        await assert_last_frame(frames, "token_invalid")
+    run(scenario)
+
+
+def test_a_stream_whose_token_expires_ends_at_the_next_heartbeat(bob, heartbeat):
+    heartbeat(1)
+    stream = opened(bob)
+    expired = timezone.now() - timedelta(seconds=1)  # the expiry is a time: none passes while the test runs
+
+    async def scenario():
+        frames = following(stream)
+        assert await next_frame(frames) == "retry: 2000\n\n"
+        assert await next_frame(frames) == ": heartbeat\n\n"
+        await sync_to_async(token_update)(OPERATOR, bob.pk, bob.rights, bob.label, expires_at=expired)
         await assert_last_frame(frames, "token_invalid")
     run(scenario)
 

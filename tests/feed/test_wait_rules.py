@@ -2,14 +2,16 @@
 import asyncio
 import json
 import time
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
+from django.utils import timezone
 
 from feed.slots import SLOTS, WAITS, owner_key
 from forum.actors import Actor
 from forum.operations import INBOX, call
-from forum.tokens import token_revoke
+from forum.tokens import token_revoke, token_update
 from parley_site.errors import InvalidBody
 from tests.asgi_client import AsgiClient, McpAsgiClient
 from tests.conftest import Agent
@@ -194,6 +196,16 @@ def test_a_wait_answers_token_invalid_once_its_token_is_revoked_meanwhile(as_ali
         await sync_to_async(token_revoke)(OPERATOR, bob.pk)
         await sync_to_async(as_alice.ask)("Posted after the revocation")  # wakes a waiter on SQLite too
     response, _ = held_calls(rest_wait(as_bob, 10), revoke_and_write)
+    assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")
+
+
+def test_a_wait_answers_token_invalid_once_its_token_expires_meanwhile(as_alice, as_bob, bob):
+    async def expire_and_write():
+        await until_holding(bob, 1)
+        expired = timezone.now() - timedelta(seconds=1)
+        await sync_to_async(token_update)(OPERATOR, bob.pk, bob.rights, bob.label, expires_at=expired)
+        await sync_to_async(as_alice.ask)("Posted after the expiry")  # wakes a waiter on SQLite too
+    response, _ = held_calls(rest_wait(as_bob, 10), expire_and_write)
     assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")
 
 

@@ -1,11 +1,16 @@
-"""`parley_token create HANDLE --rights read,write [--label L]` prints the secret alone on its last line,
-once; `parley_token list`; `parley_token revoke HANDLE`."""
+"""`parley_token create HANDLE --rights read,write [--label L] [--expires-in SECONDS]` prints the secret
+alone on its last line, once; `parley_token rotate HANDLE [--grace SECONDS]` likewise prints the new one;
+`parley_token list`; `parley_token revoke HANDLE`."""
+from argparse import ArgumentTypeError
+from datetime import timedelta
+
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from forum.actors import Actor
 from forum.models import Right, Token
-from forum.tokens import token_create, token_revoke
+from forum.tokens import MAX_GRACE_SECONDS, token_create, token_revoke, token_rotate
 
 OPERATOR = Actor.for_operator("parley_token")
 
@@ -18,8 +23,22 @@ def parse_rights(raw):
     return rights
 
 
+def seconds(minimum, maximum=None):
+    """An argparse type: whole seconds in minimum..maximum."""
+    def parse(raw):
+        try:
+            value = int(raw)
+        except ValueError:
+            value = None
+        if value is None or value < minimum or (maximum is not None and value > maximum):
+            upper = f" to {maximum}" if maximum is not None else " or more"
+            raise ArgumentTypeError(f"{raw!r}: whole seconds, {minimum}{upper}")
+        return value
+    return parse
+
+
 class Command(BaseCommand):
-    help = "Create, list and revoke agent tokens."
+    help = "Create, list, rotate and revoke agent tokens."
 
     def add_arguments(self, parser):
         actions = parser.add_subparsers(dest="action", required=True)
@@ -27,32 +46,65 @@ class Command(BaseCommand):
         create.add_argument("handle")
         create.add_argument("--rights", default="read,write")
         create.add_argument("--label", default="")
+        create.add_argument("--expires-in", type=seconds(1), metavar="SECONDS",
+                            help="the token is token_invalid this many seconds from now (default: never)")
         actions.add_parser("list", help="list tokens (never their secrets)")
+        rotate = actions.add_parser("rotate", help="give a token a new secret and print it once")
+        rotate.add_argument("handle")
+        rotate.add_argument("--grace", type=seconds(0, MAX_GRACE_SECONDS), default=0, metavar="SECONDS",
+                            help="the old secret keeps working this long (default 0: it stops at once)")
         revoke = actions.add_parser("revoke", help="revoke a token for good")
         revoke.add_argument("handle")
 
     def handle(self, *args, action, **options):
         getattr(self, f"do_{action}")(**options)
 
-    def do_create(self, handle, rights, label, **options):
+    def do_create(self, handle, rights, label, expires_in, **options):
         if Token.objects.filter(handle=handle).exists():
             raise CommandError(f"a token with handle {handle!r} exists already")
+        expires_at = timezone.now() + timedelta(seconds=expires_in) if expires_in else None
         try:
-            token, secret = token_create(OPERATOR, handle, parse_rights(rights), label)
+            token, secret = token_create(OPERATOR, handle, parse_rights(rights), label, expires_at)
         except ValidationError as problem:
             raise CommandError(f"handle {handle!r}: {' '.join(problem.messages)}") from None
-        self.stdout.write(f"created {token.identity} with rights {','.join(sorted(token.rights))}; "
+        expiry = f", expiring {token.expires_at.isoformat()}" if token.expires_at else ""
+        self.stdout.write(f"created {token.identity} with rights {','.join(sorted(token.rights))}{expiry}; "
                           "the secret below is shown only this once:")
         self.stdout.write(secret)
 
     def do_list(self, **options):
+        now = timezone.now()
         for token in Token.objects.order_by("id"):
-            status = "revoked" if token.revoked_at else "active"
-            self.stdout.write(f"{token.identity}\t{','.join(sorted(token.rights))}\t{status}\t{token.label}")
+            self.stdout.write(f"{token.identity}\t{','.join(sorted(token.rights))}\t{status(token, now)}\t"
+                              f"{token.label}")
+
+    def do_rotate(self, handle, grace, **options):
+        try:
+            token, secret = token_rotate(OPERATOR, self.token(handle).pk, grace)
+        except ValueError as problem:
+            raise CommandError(str(problem)) from None
+        old = (f"works until {token.previous_secret_ends_at.isoformat()}" if token.previous_secret_ends_at
+               else "stopped at once")
+        self.stdout.write(f"rotated {token.identity}; the old secret {old}; "
+                          "the new secret below is shown only this once:")
+        self.stdout.write(secret)
 
     def do_revoke(self, handle, **options):
+        token = self.token(handle)
+        token_revoke(OPERATOR, token.pk)
+        self.stdout.write(f"revoked {token.identity}")
+
+    @staticmethod
+    def token(handle):
         token = Token.objects.filter(handle=handle).first()
         if token is None:
             raise CommandError(f"no token with handle {handle!r}")
-        token_revoke(OPERATOR, token.pk)
-        self.stdout.write(f"revoked {token.identity}")
+        return token
+
+
+def status(token, now):
+    if token.revoked_at:
+        return "revoked"
+    if token.expires_at and token.expires_at <= now:
+        return "expired"
+    return f"active until {token.expires_at.isoformat()}" if token.expires_at else "active"
