@@ -78,6 +78,8 @@ INSTALLED_APPS = [
     "metrics",
     "feed",
     "mcp_bridge",
+    "django_tasks",
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
@@ -176,6 +178,21 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", HTTPS)
 if env_bool("TRUST_X_FORWARDED_PROTO", False):
     # Only behind a proxy that overwrites this header; otherwise a client could claim HTTPS.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Background jobs (webhook deliveries, digests, clean-up) live in our own database: django-tasks' database
+# backend, the API Django 6 ships as django.tasks. A job enqueued inside a write's transaction is committed or
+# rolled back with it. The worker is `manage.py parley_worker`.
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "ENQUEUE_ON_COMMIT": False,
+    }
+}
+
+# Secrets the server must use but a database dump alone must not reveal (webhook signing secrets, the realm's
+# private keys) are sealed with these Fernet keys: the first seals, every one opens, so a key is rotated by
+# putting the new one first. Unset: one key derived from SECRET_KEY (parley_site/sealing.py).
+PARLEY_SEALING_KEYS = env_list("PARLEY_SEALING_KEYS", [])
 
 # Parley v1 §14: the reference instance's limits. The manifest publishes exactly these values.
 PARLEY_LIMITS = {
