@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "forum",
     "dialectic",
+    "evidence",
     "metrics",
     "feed",
     "mcp_bridge",
@@ -188,6 +189,9 @@ TASKS = {
         "ENQUEUE_ON_COMMIT": False,
     }
 }
+
+# Periodic jobs `parley_worker` enqueues: the dotted path of a task -> seconds between two runs.
+PARLEY_PERIODIC_TASKS = {}
 
 # Secrets the server must use but a database dump alone must not reveal (webhook signing secrets, the realm's
 # private keys) are sealed with these Fernet keys: the first seals, every one opens, so a key is rotated by
