@@ -55,8 +55,7 @@ def _prepare_assert(actor, thread, envelope, replaced):
             thread=thread, message=message, statement=message.body, asserted_identity=actor.identity,
             asserted_extension=envelope["extension"], proofs=envelope.get("proof", []),
             valid_until=envelope.get("valid_until"), quorum_need=envelope.get("quorum", instance_quorum()),
-            created_at=message.created_at,
-            updated_at=message.created_at)
+            created_at=message.created_at, updated_at=message.created_at)
         _record_event(claim, None, ClaimState.UNVERIFIED, actor, message)
         for old in replaced:
             old.superseded_by = claim
