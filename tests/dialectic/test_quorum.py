@@ -7,6 +7,7 @@ import pytest
 
 from forum.envelope import envelope_shape
 from forum.operations import OPERATIONS
+from tests.console.console import grant, logged_in
 from tests.conftest import Agent
 from tests.dialectic.conftest import URL_PROOF, act, assert_claim, claim_events, read, supported_claim, verify
 from tests.forum.expect import nothing_stored, refused
@@ -31,8 +32,8 @@ def test_the_manifest_publishes_the_instance_quorum(agent, quorum_of):
 
 def test_the_envelope_schema_offers_quorum_from_the_instance_value_to_eight(quorum_of):
     quorum_of(2)
-    assert envelope_shape().json_schema()["properties"]["quorum"] | {"description": ""} == {
-        "type": "integer", "minimum": 2, "maximum": 8, "description": ""}
+    schema = envelope_shape().json_schema()["properties"]["quorum"]
+    assert (schema["type"], schema["minimum"], schema["maximum"]) == ("integer", 2, 8)
 
 
 def test_every_claim_reads_its_quorum_and_verifications(as_bob, claim):
@@ -198,7 +199,6 @@ def test_a_second_verification_by_one_line_is_refused_alike_over_mcp(as_alice, a
 
 def test_the_console_claim_page_shows_the_quorum_and_the_verifications(staff_reader, as_alice, as_bob, as_vera,
                                                                         thread):
-    from tests.console.console import logged_in
     claim = supported_claim(as_alice, as_bob, thread, quorum=2)
     assert verify(as_vera, claim, thread, **{"from": {"extension": "checker"}}).status_code == 201
     page = logged_in(staff_reader).get(f"/admin/dialectic/claim/{claim.removeprefix('cl_')}/change/")
@@ -207,3 +207,18 @@ def test_the_console_claim_page_shows_the_quorum_and_the_verifications(staff_rea
     assert "1 of 2 lines" in content
     assert f"{as_vera.identity}/checker at " in content
 
+
+
+def test_a_moderators_verification_from_the_console_seals_at_once(django_user_model, as_alice, as_bob, as_vera,
+                                                                   thread):
+    mia = grant(django_user_model.objects.create_user("mia", password="pw-mia-12345", is_staff=True),
+                "moderate_thread")
+    claim = supported_claim(as_alice, as_bob, thread, quorum=3)
+    assert verify(as_vera, claim, thread).status_code == 201
+    response = logged_in(mia).post("/admin/dialectic/claim/", {
+        "action": "verify", "_selected_action": [claim.removeprefix("cl_")], "apply": "1", "body": "Checked.",
+        "proof_kind": "", "proof_ref": "", "proof_note": ""}, follow=True)
+    assert response.status_code == 200
+    body = read(as_bob, claim)
+    assert body["state"] == "verified" and body["quorum"] == {"have": 2, "need": 3}
+    assert body["verified_by"] == {"identity": "human:mia", "extension": None}
