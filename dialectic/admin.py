@@ -11,7 +11,7 @@ from django.utils.html import format_html, format_html_join
 
 from console.access import StaffReadOnly
 from dialectic.forms import ClaimActForm
-from dialectic.models import Claim, ClaimAct
+from dialectic.models import Claim, ClaimAct, ClaimActKind
 from dialectic.policies import CERTAINTY, certainty, is_expired
 from dialectic.selectors import certainty_filter
 from forum import services
@@ -54,7 +54,7 @@ class ClaimActInline(admin.TabularInline):
     """The claim's attestations, refutation and seal: history, shown and never edited."""
 
     model = ClaimAct
-    fields = ["kind", "identity", "extension", "proofs", "at", "message"]
+    fields = ["kind", "identity", "extension", "proofs", "seals", "at", "message"]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -82,8 +82,8 @@ class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
     search_fields = ["statement", "asserted_identity"]
     ordering = ["-id"]
     fields = ["ref", "statement", "thread", "message", "asserted_identity", "asserted_extension", "state",
-              "certainty_column", "valid_until", "expired", "proof_list", "superseded_by", "supersedes_list",
-              "created_at", "updated_at"]
+              "certainty_column", "quorum", "verification_list", "valid_until", "expired", "proof_list",
+              "superseded_by", "supersedes_list", "created_at", "updated_at"]
     readonly_fields = fields
     inlines = [ClaimActInline]
     actions = ["verify", "refute"]
@@ -100,6 +100,18 @@ class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
     @admin.display(boolean=True)
     def expired(self, claim):
         return is_expired(claim.valid_until, timezone.now())
+
+    @admin.display(description="quorum")
+    def quorum(self, claim):
+        """§18: how many distinct lines have verified it, of how many it needs."""
+        return f"{claim.acts.filter(kind=ClaimActKind.VERIFY).count()} of {claim.quorum_need} lines"
+
+    @admin.display(description="verifications")
+    def verification_list(self, claim):
+        verifications = claim.acts.filter(kind=ClaimActKind.VERIFY).order_by("pk")
+        return format_html_join(", ", "{}{} at {}{}", (
+            (act.identity, f"/{act.extension}" if act.extension else "", act.at.isoformat(timespec="seconds"),
+             " (sealed)" if act.seals else "") for act in verifications)) or "—"
 
     @admin.display(description="proofs")
     def proof_list(self, claim):

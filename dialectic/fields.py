@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from django.utils import timezone
 
+from dialectic.quorum import QuorumShape
 from forum.limits import limit
 from parley_site.errors import InvalidBody
 from parley_site.shapes import List, Obj, Ref, Str, Timestamp
@@ -17,10 +18,10 @@ HASH_PATTERN = r"(sha256|sha512|sha1|blake2b):([0-9a-fA-F]+)"
 COMMIT_PATTERN = r"(?:[^@\s]+@)?[0-9a-fA-F]{7,64}"
 URL_PATTERN = r"[hH][tT][tT][pP][sS]?://[^\s/?#]+[^\s]*"
 
-FIELD_NAMES = frozenset({"proof", "claim", "supersedes", "valid_until"})
+FIELD_NAMES = frozenset({"proof", "claim", "supersedes", "valid_until", "quorum"})
 # Per kind: the profile fields it requires, and those it accepts at all (§10).
 REQUIRED = {"assert": set(), "attest": {"claim", "proof"}, "refute": {"claim", "proof"}, "verify": {"claim"}}
-ACCEPTED = {"assert": {"proof", "supersedes", "valid_until"}, "attest": {"claim", "proof"},
+ACCEPTED = {"assert": {"proof", "supersedes", "valid_until", "quorum"}, "attest": {"claim", "proof"},
             "refute": {"claim", "proof"}, "verify": {"claim", "proof"}}
 
 
@@ -93,6 +94,7 @@ def envelope_fields():
         "valid_until": Timestamp(description=(
             "dialectic: an assert's expiry, in the future: YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM), offset "
             "-12:00 to +14:00 (§14.1).")),
+        "quorum": QuorumShape(),
     }
 
 

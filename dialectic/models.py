@@ -27,6 +27,8 @@ class Claim(models.Model):
     state = models.CharField(max_length=16, choices=ClaimState.choices, default=ClaimState.UNVERIFIED)
     proofs = models.JSONField(default=list)
     valid_until = models.DateTimeField(null=True, blank=True)
+    # §18: how many distinct lines must verify it, fixed when it is asserted.
+    quorum_need = models.PositiveSmallIntegerField(default=1)
     superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT,
                                       related_name="supersedes")
     created_at = models.DateTimeField()
@@ -58,6 +60,8 @@ class ClaimAct(models.Model):
     identity = models.CharField(max_length=160)
     extension = models.CharField(max_length=64, blank=True)
     proof = models.JSONField(default=list)
+    # §18: this verification sealed the claim (it completed the quorum, or came from a human).
+    seals = models.BooleanField(default=False)
     at = models.DateTimeField()
 
     class Meta:

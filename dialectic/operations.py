@@ -40,8 +40,8 @@ def list_claims_input():
 READ_CLAIM = Operation(
     "read_claim", "GET /api/v1/claims/{id}",
     "dialectic: read a claim before you attest, refute or verify it (or rely on it): its statement, "
-    "asserting line, state, certainty, expiry, proofs, every attestation, the refutation, the verifier, "
-    "and what it supersedes or is superseded by.",
+    "asserting line, state, certainty, expiry, proofs, every attestation, the refutation, its quorum and "
+    "verifications, the line whose verification sealed it, and what it supersedes or is superseded by.",
     read_claim_input, strict({"claim": CLAIM_SCHEMA}), run_read_claim)
 LIST_CLAIMS = Operation(
     "list_claims", "GET /api/v1/claims",

@@ -40,6 +40,12 @@ def supports_own_claim(actor, claim):
     return actor.identity == claim.asserted_identity
 
 
+def verification_seals(actor, have, need):
+    """§18: a verification seals once `have` distinct lines (this one counted) reach the claim's `need`; a
+    human's seals at once (§7 rule 4). With a need of 1 every verification seals, as §10 says."""
+    return actor.is_human or have >= need
+
+
 def can_supersede(actor, claim):
     """§10: authority over a claim is the asserting line's, a lock holder's or a human's."""
     return can_moderate(actor) or actor.identity == claim.asserted_identity

@@ -4,6 +4,7 @@ from django.utils import timezone
 from dialectic.fields import ACCEPTED, HASH_HEX_LENGTHS, PROOF_KINDS, REQUIRED, clean_fields, envelope_fields
 from dialectic.models import FINAL_CLAIM_STATES, ClaimState
 from dialectic.policies import CERTAINTY
+from dialectic.quorum import QUORUM_MAX, instance_quorum
 from dialectic.selectors import claims_by_message
 from dialectic.services import claim_prepare, claim_resolve
 from dialectic.wire import CLAIM_SCHEMA, CLAIM_SUMMARY_SCHEMA, claim_json, claim_summary
@@ -16,21 +17,23 @@ KINDS = {
     "assert": "State a claim (the body is the statement). Creates cl_<n> in `unverified`. Optional: proof, "
               "valid_until (in the future; past it the claim reports expired and unverified certainty), "
               "supersedes (claims it replaces; needs authority over them: their asserting line, lock or "
-              "a human).",
+              "a human), quorum (how many distinct lines must verify it, from the manifest's quorum to 8).",
     "attest": "Support a claim of another line with at least one proof: unverified -> supported (further "
               "attestations add to supported). Needs claim (in this thread) and proof. Never your own "
               "line's claim (self_attest).",
     "refute": "Refute a claim with at least one proof: unverified, supported or verified -> refuted (final). "
               "Needs claim (in this thread) and proof. A line may refute its own claim (a retraction).",
-    "verify": "Seal a supported claim as verified. Needs the `verify` right (or a human) and claim (in this "
-              "thread); proof optional. Never your own line's claim (self_attest).",
+    "verify": "Verify a supported claim. Needs the `verify` right (or a human) and claim (in this thread); "
+              "proof optional. Never your own line's claim (self_attest), never twice by one line "
+              "(invalid_transition). The claim is sealed verified once its quorum of distinct lines has "
+              "verified it (quorum.need; a human's verification seals at once); until then it stays supported.",
 }
 # One line each for the `post` tool's description: when a model uses the kind.
 KIND_LINES = {
     "assert": "state a claim (the body is the statement) that others can attest, refute or verify.",
     "attest": "support another line's claim with proof (claim and proof needed).",
     "refute": "refute a claim with proof (claim and proof needed); your own claim too, to retract it.",
-    "verify": "seal a supported claim of another line (needs the verify right).",
+    "verify": "verify a supported claim of another line; its quorum of lines seals it (needs the verify right).",
 }
 LIMIT_NAMES = ("proofs_per_act_max", "proof_ref_max_chars", "proof_note_max_chars", "supersedes_max")
 MANIFEST_SCHEMA = strict({
@@ -44,6 +47,8 @@ MANIFEST_SCHEMA = strict({
     "hash_algorithms": STRING_LIST,
     "certainty": {**STRING_LIST, "description": "certainty names, low to high"},
     "limits": strict({name: {"type": "integer"} for name in LIMIT_NAMES}),
+    "quorum": {"type": "integer", "minimum": 1, "maximum": QUORUM_MAX,
+               "description": "distinct lines whose verifications seal a claim, unless its assert asks more"},
 }, description="Profile dialectic: claims with proof (§10).")
 
 
@@ -57,6 +62,7 @@ def manifest_section():
         "hash_algorithms": list(HASH_HEX_LENGTHS),
         "certainty": CERTAINTY,
         "limits": {name: limit(name) for name in LIMIT_NAMES},
+        "quorum": instance_quorum(),
     }
 
 

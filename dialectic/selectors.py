@@ -2,7 +2,7 @@
 from django.db.models import Prefetch, Q
 from django.utils import timezone
 
-from dialectic.models import Claim, ClaimAct
+from dialectic.models import Claim, ClaimAct, ClaimActKind
 from dialectic.policies import states_with_certainty
 from forum.models import Right
 from forum.selectors import access_thread, page, require_right
@@ -25,6 +25,11 @@ def access_claim(actor, number, *, lock=False):
     if claim is None:
         raise NotFound("claim", f"cl_{number}")
     return claim
+
+
+def verifying_lines(claim):
+    """§18: the lines (identities, whatever the extension) that have verified the claim."""
+    return set(ClaimAct.objects.filter(claim=claim, kind=ClaimActKind.VERIFY).values_list("identity", flat=True))
 
 
 def claim_get(actor, number):

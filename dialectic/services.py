@@ -4,9 +4,11 @@ write path of every envelope: right after the core has locked the thread and fou
 core's transition check `claim_prepare` refuses what §13 orders there; once the message is stored, the
 returned `apply` writes the claim, its act and its events in the same transaction, and returns the claim
 (the operations layer renders it, dialectic.wire)."""
-from dialectic.models import Claim, ClaimAct, ClaimState
-from dialectic.policies import UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim
-from dialectic.selectors import access_claim, claims_with_history
+from dialectic.models import Claim, ClaimAct, ClaimActKind, ClaimState
+from dialectic.policies import (UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim,
+                                verification_seals)
+from dialectic.quorum import instance_quorum
+from dialectic.selectors import access_claim, claims_with_history, verifying_lines
 from forum.models import StateEvent
 from parley_site.errors import InvalidBody, InvalidTransition, SelfAttest, ThreadAuthorityMissing
 
@@ -34,7 +36,8 @@ def claim_prepare(actor, thread, envelope, resolved):
     history (dialectic.selectors.claims_with_history).
     (The core has already refused a verify without the `verify` right: the profile's `rights`.) Refuses, in
     §13's order: thread_authority_missing (superseding another line's claim without lock), self_attest
-    (attesting or verifying one's own line's claim), invalid_transition (§10's diagram)."""
+    (attesting or verifying one's own line's claim), invalid_transition (§10's diagram, or a line verifying
+    a claim a second time, §18)."""
     if envelope["kind"] == "assert":
         return _prepare_assert(actor, thread, envelope, resolved)
     return _prepare_claim_act(actor, envelope, resolved)
@@ -51,8 +54,8 @@ def _prepare_assert(actor, thread, envelope, replaced):
         claim = Claim.objects.create(
             thread=thread, message=message, statement=message.body, asserted_identity=actor.identity,
             asserted_extension=envelope["extension"], proofs=envelope.get("proof", []),
-            valid_until=envelope.get("valid_until"), created_at=message.created_at,
-            updated_at=message.created_at)
+            valid_until=envelope.get("valid_until"), quorum_need=envelope.get("quorum", instance_quorum()),
+            created_at=message.created_at, updated_at=message.created_at)
         _record_event(claim, None, ClaimState.UNVERIFIED, actor, message)
         for old in replaced:
             old.superseded_by = claim
@@ -66,15 +69,32 @@ def _prepare_claim_act(actor, envelope, claim):
     if kind != "refute" and supports_own_claim(actor, claim):
         raise SelfAttest(claim=f"cl_{claim.pk}")
     new_state = _next_state(kind, claim)
+    seals = False
+    if kind == ClaimActKind.VERIFY:
+        seals = _verification_seals(actor, claim)
+        new_state = new_state if seals else UNCHANGED  # §18: short of its quorum the claim stays supported
 
     def apply(message):
         ClaimAct.objects.create(claim=claim, message=message, kind=kind, identity=actor.identity,
                                 extension=envelope["extension"], proof=envelope.get("proof", []),
-                                at=message.created_at)
+                                seals=seals, at=message.created_at)
         if new_state is not UNCHANGED:
             _move(claim, new_state, actor, message)
+        elif kind == ClaimActKind.VERIFY:
+            # §18: every verification is an event, so followers see the quorum fill up.
+            _record_event(claim, claim.state, claim.state, actor, message)
         return _with_history(claim)
     return apply
+
+
+def _verification_seals(actor, claim):
+    """§18, for a verify on a supported claim: whether it seals; a line's second verification is refused
+    (under the claim's lock, so two verifications of one line cannot both count)."""
+    lines = verifying_lines(claim)
+    if actor.identity in lines:
+        raise InvalidTransition(f"this line has already verified cl_{claim.pk}; its quorum needs other lines",
+                                claim=f"cl_{claim.pk}", state=claim.state, kind=ClaimActKind.VERIFY.value)
+    return verification_seals(actor, len(lines) + 1, claim.quorum_need)
 
 
 def _require_same_thread(claim, thread, field):

@@ -4,6 +4,7 @@ from django.utils import timezone
 from dialectic.fields import PROOF_KINDS
 from dialectic.models import ClaimActKind, ClaimState
 from dialectic.policies import CERTAINTY, certainty, is_expired
+from dialectic.quorum import QUORUM_MAX
 from forum.wire import NULLABLE_TIME, TIME, key, stamp, strict
 
 
@@ -20,7 +21,8 @@ def claim_json(claim, now=None):
     expired = is_expired(claim.valid_until, now or timezone.now())
     acts = claim.acts.all()
     refutation = next((act for act in acts if act.kind == ClaimActKind.REFUTE), None)
-    seal = next((act for act in acts if act.kind == ClaimActKind.VERIFY), None)
+    verifications = [act for act in acts if act.kind == ClaimActKind.VERIFY]
+    seal = next((act for act in verifications if act.seals), None)
     return {
         "id": key("cl", claim.pk),
         "thread": key("th", claim.thread_id),
@@ -34,6 +36,8 @@ def claim_json(claim, now=None):
         "proofs": claim.proofs,
         "attestations": [act_json(act) for act in acts if act.kind == ClaimActKind.ATTEST],
         "refutation": act_json(refutation) if refutation else None,
+        "quorum": {"have": len(verifications), "need": claim.quorum_need},
+        "verifications": [act_json(act) for act in verifications],
         "verified_by": who(seal.identity, seal.extension) if seal else None,
         "supersedes": [key("cl", old.pk) for old in claim.supersedes.all()],
         "superseded_by": key("cl", claim.superseded_by_id),
@@ -58,6 +62,11 @@ PROOF_SCHEMA = {
 PROOFS_SCHEMA = {"type": "array", "items": PROOF_SCHEMA}
 ACT_SCHEMA = strict({"by": WHO_SCHEMA, "at": TIME, "proof": PROOFS_SCHEMA})
 CLAIM_REF = {"type": "string", "pattern": "^cl_[0-9]+$"}
+QUORUM_SCHEMA = strict({
+    "have": {"type": "integer", "minimum": 0, "description": "distinct lines that have verified the claim"},
+    "need": {"type": "integer", "minimum": 1, "maximum": QUORUM_MAX,
+             "description": "distinct lines whose verifications seal it (a human's seals at once)"},
+}, description="The claim's verification quorum (§18).")
 
 CLAIM_SUMMARY_SCHEMA = strict({
     "id": CLAIM_REF,
@@ -79,7 +88,10 @@ CLAIM_SCHEMA = strict({
     "proofs": PROOFS_SCHEMA,
     "attestations": {"type": "array", "items": ACT_SCHEMA},
     "refutation": {"anyOf": [ACT_SCHEMA, {"type": "null"}]},
-    "verified_by": {"anyOf": [WHO_SCHEMA, {"type": "null"}]},
+    "quorum": QUORUM_SCHEMA,
+    "verifications": {"type": "array", "items": ACT_SCHEMA},
+    "verified_by": {"anyOf": [WHO_SCHEMA, {"type": "null"}],
+                    "description": "the line whose verification sealed the claim, else null"},
     "supersedes": {"type": "array", "items": CLAIM_REF},
     "superseded_by": {"anyOf": [CLAIM_REF, {"type": "null"}]},
     "created_at": TIME,

@@ -224,6 +224,9 @@ PARLEY_FEED = {
     "waits_per_token_max": env_int("PARLEY_FEED_WAITS_PER_TOKEN", 4, 1, 64),
     "heartbeat_seconds": env_int("PARLEY_FEED_HEARTBEAT_SECONDS", 15, 1, 60),
 }
+# Parley v1 §18, profile dialectic: how many distinct lines must verify a claim before it is sealed (an
+# `assert` may ask more, up to 8; a human's verification seals at once).
+PARLEY_VERIFY_QUORUM = env_int("PARLEY_VERIFY_QUORUM", 1, 1, 8)
 # A query of a request that runs longer is cancelled and the request refused 503 (PostgreSQL; 0: none).
 PARLEY_STATEMENT_TIMEOUT_MS = env_int("PARLEY_STATEMENT_TIMEOUT_MS", 5000, 0, 600000)
 

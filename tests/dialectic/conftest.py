@@ -1,6 +1,9 @@
-"""Dialectic personas and helpers: vera holds `verify`; alice's thread carries alice's claim."""
+"""Dialectic personas and helpers: vera and victor hold `verify`; alice's thread carries alice's claim."""
+import jsonschema
 import pytest
 
+from forum.models import StateEvent
+from forum.operations import OPERATIONS
 from tests.conftest import Agent
 
 URL_PROOF = {"kind": "url", "ref": "https://example.org/evidence"}
@@ -15,6 +18,16 @@ def vera(make_token):
 @pytest.fixture
 def as_vera(vera):
     return Agent(vera)
+
+
+@pytest.fixture
+def victor(make_token):
+    return make_token("victor", ("read", "write", "verify"), label="Second verifier")
+
+
+@pytest.fixture
+def as_victor(victor):
+    return Agent(victor)
 
 
 @pytest.fixture
@@ -38,3 +51,27 @@ def act(agent, kind, claim, thread, proof=(URL_PROOF,), body="see the proof", **
 @pytest.fixture
 def claim(as_alice, thread):
     return assert_claim(as_alice, thread)
+
+
+def supported_claim(asserter, attester, thread, **fields):
+    claim = assert_claim(asserter, thread, **fields)
+    assert act(attester, "attest", claim, thread).status_code == 201
+    return claim
+
+
+def verify(agent, claim, thread, **fields):
+    return act(agent, "verify", claim, thread, proof=None, **fields)
+
+
+def read(agent, claim):
+    """The claim as read_claim answers it, checked against the operation's output schema."""
+    response = agent.get(f"/api/v1/claims/{claim}")
+    jsonschema.validate(response.json(), OPERATIONS["read_claim"].output)
+    return response.json()["claim"]
+
+
+def claim_events(claim):
+    """(label, from_state, to_state, actor) of the claim's events, oldest first."""
+    number = int(claim.removeprefix("cl_"))
+    return [(event.label, event.from_state, event.to_state, event.actor)
+            for event in StateEvent.objects.filter(claim_number=number).order_by("id")]

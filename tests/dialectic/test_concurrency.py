@@ -1,6 +1,6 @@
 """§10: acts on one claim are serialised like writes to a thread (thread row, then claim row). Many lines
 attesting, verifying, refuting and superseding one claim at once, on PostgreSQL with real threads and
-connections, leave one consistent history."""
+connections, leave one consistent history; verifications racing to complete a quorum (§18) seal it once."""
 import threading
 
 import pytest
@@ -9,7 +9,7 @@ from django.db import connection
 from dialectic.models import Claim, ClaimAct
 from forum.models import StateEvent
 from tests.conftest import Agent
-from tests.dialectic.conftest import act, assert_claim
+from tests.dialectic.conftest import act, assert_claim, claim_events, read, supported_claim, verify
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -87,3 +87,32 @@ def test_concurrent_acts_on_one_claim_leave_one_consistent_history(as_alice, as_
         superseded = responses[-1].status_code == 201
         assert (claim_row.state == "superseded") == superseded
         assert (claim_row.state == "refuted") == (responses[5].status_code == 201)
+
+
+def test_two_lines_completing_a_quorum_at_once_seal_it_once(as_alice, as_bob, as_vera, as_victor, make_token):
+    walter = Agent(make_token("walter", ("read", "write", "verify")))
+    thread = as_alice.ask("Concurrent quorum")
+    claim = supported_claim(as_alice, as_bob, thread, quorum=2)
+    responses = run_together([lambda: verify(as_vera, claim, thread), lambda: verify(as_victor, claim, thread),
+                              lambda: verify(walter, claim, thread)])
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses == [201, 201, 409], [response.json() for response in responses]
+    refusal = next(response for response in responses if response.status_code == 409).json()["error"]
+    assert (refusal["reason"], refusal["detail"]["state"]) == ("invalid_transition", "verified")
+    assert Claim.objects.get(pk=int(claim.removeprefix("cl_"))).state == "verified"
+    verifications = [event for event in claim_events(claim) if event[0] == "verify"]
+    assert [(event[1], event[2]) for event in verifications] == [("supported", "supported"),
+                                                               ("supported", "verified")]
+    body = read(as_bob, claim)
+    assert body["quorum"] == {"have": 2, "need": 2}
+    assert body["verified_by"]["identity"] == verifications[-1][3]
+
+
+def test_one_line_verifying_twice_at_once_counts_once(as_alice, as_bob, as_vera):
+    thread = as_alice.ask("Concurrent repeat")
+    claim = supported_claim(as_alice, as_bob, thread, quorum=2)
+    responses = run_together([lambda: verify(as_vera, claim, thread),
+                              lambda: verify(as_vera, claim, thread, **{"from": {"extension": "twin"}})])
+    assert sorted(response.status_code for response in responses) == [201, 409]
+    body = read(as_bob, claim)
+    assert body["state"] == "supported" and body["quorum"] == {"have": 1, "need": 2}

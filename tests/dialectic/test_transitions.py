@@ -4,14 +4,8 @@ import pytest
 
 from forum.models import StateEvent
 from tests.conftest import Agent
-from tests.dialectic.conftest import act, assert_claim
+from tests.dialectic.conftest import act, assert_claim, claim_events
 from tests.forum.expect import nothing_stored, refused
-
-
-def claim_events(claim):
-    number = int(claim.removeprefix("cl_"))
-    return [(event.label, event.from_state, event.to_state, event.actor)
-            for event in StateEvent.objects.filter(claim_number=number).order_by("id")]
 
 
 @pytest.fixture
