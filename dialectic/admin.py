@@ -155,7 +155,7 @@ class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
     def post_act(self, request, envelope):
         actor = Actor.for_user(request.user)
         try:
-            _, _, claim = services.message_post(actor, clean_envelope(envelope))
+            claim = services.message_post(actor, clean_envelope(envelope))[2]
         except ParleyError as refusal:
             self.message_user(request, _("cl_%(claim)s: refused — %(reason)s: %(message)s") % {
                 "claim": envelope["claim"], "reason": refusal.reason, "message": refusal.message}, messages.ERROR)
