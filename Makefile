@@ -11,7 +11,7 @@ LOCK_TOOLS = .venv-lock
 COMPILE = $(LOCK_TOOLS)/bin/uv pip compile --quiet --generate-hashes --universal --python-version 3.11 \
 	--custom-compile-command "make lock" $(if $(UPGRADE),--upgrade)
 
-.PHONY: run test venv lock lock-check
+.PHONY: run test venv lock lock-check messages
 
 venv: $(VENV)/.installed
 
@@ -44,3 +44,10 @@ run: venv
 
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The German catalogues of the console (each app's locale/de): every marked string collected again, then
+# compiled. Needs GNU gettext; the compiled .mo files are committed, so installing does not.
+I18N_IGNORE = --ignore '.*' --ignore staticfiles --ignore artifacts
+messages: venv
+	DEBUG=1 $(BIN)/python manage.py makemessages --locale de --no-obsolete $(I18N_IGNORE)
+	DEBUG=1 $(BIN)/python manage.py compilemessages --locale de $(I18N_IGNORE)

@@ -4,6 +4,7 @@ import time
 
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _, gettext_lazy
 
 from console.forms import MarkForm
 from forum import services
@@ -13,14 +14,19 @@ from parley_site import metrics
 from parley_site.errors import InvalidBody, ParleyError
 
 
+# The reason and the refusal's message stay as the API gives them (§13): they are what a client matches on.
 def refusal_text(thread_id, refusal):
     detail = ", ".join(f"{name}={value}" for name, value in refusal.detail.items())
-    return f"Thread th_{thread_id}: refused — {refusal.reason}: {refusal.message}" + (f" ({detail})" if detail else "")
+    text = _("Thread th_%(thread)s: refused — %(reason)s: %(message)s") % {
+        "thread": thread_id, "reason": refusal.reason, "message": refusal.message}
+    return text + (f" ({detail})" if detail else "")
 
 
 def state_text(thread):
-    how = "proposed" if thread.is_pending else f"confirmed by {thread.state_confirmed_by}"
-    return f"the thread is {thread.state} ({how})"
+    if thread.is_pending:
+        return _("the thread is %(state)s (proposed)") % {"state": thread.state}
+    return _("the thread is %(state)s (confirmed by %(moderator)s)") % {
+        "state": thread.state, "moderator": thread.state_confirmed_by}
 
 
 def run_and_report(modeladmin, request, operation, thread_id, run, done):
@@ -36,7 +42,8 @@ def run_and_report(modeladmin, request, operation, thread_id, run, done):
         modeladmin.message_user(request, refusal_text(thread_id, exc), messages.ERROR)
         return None
     metrics.observe(operation, "admin", "ok", started)
-    modeladmin.message_user(request, f"Thread th_{thread_id}: {done(result)}", messages.SUCCESS)
+    modeladmin.message_user(request, _("Thread th_%(thread)s: %(outcome)s") % {
+        "thread": thread_id, "outcome": done(result)}, messages.SUCCESS)
     return result
 
 
@@ -46,7 +53,11 @@ def post_as_human(modeladmin, request, raw_envelope):
     return run_and_report(
         modeladmin, request, "post", raw_envelope["thread"],
         lambda: services.message_post(actor, clean_envelope(raw_envelope)),
-        lambda result: f"{result[0].kind} posted as msg_{result[0].pk}; {state_text(result[1])}")
+        lambda result: _("%(kind)s posted as msg_%(message)s; %(state)s") % {
+            "kind": result[0].kind, "message": result[0].pk, "state": state_text(result[1])})
+
+
+SETTLED = {"confirm": gettext_lazy("confirmed; %(state)s"), "dismiss": gettext_lazy("dismissed; %(state)s")}
 
 
 def confirm_or_dismiss(modeladmin, request, operation, thread_id):
@@ -54,7 +65,7 @@ def confirm_or_dismiss(modeladmin, request, operation, thread_id):
     service = {"confirm": services.state_confirm, "dismiss": services.state_dismiss}[operation]
     actor = Actor.for_user(request.user)
     return run_and_report(modeladmin, request, operation, thread_id, lambda: service(actor, thread_id),
-                          lambda thread: f"{operation}ed; {state_text(thread)}")
+                          lambda thread: SETTLED[operation] % {"state": state_text(thread)})
 
 
 def selected_ids(queryset):
@@ -98,13 +109,14 @@ def mark_action(kind, description, default_body):
     return admin.action(description=description, permissions=["moderate"])(action)
 
 
+# The default bodies are the moderator's words, offered in their language to be posted or changed.
 THREAD_ACTIONS = [
-    proposal_action("confirm", "Confirm the pending proposal"),
-    proposal_action("dismiss", "Dismiss the pending proposal"),
-    mark_action("close", "Close", "Closed by the moderator."),
-    mark_action("reopen", "Reopen", "Reopened by the moderator."),
-    mark_action("decide", "Mark decided", "Decided by the moderator."),
-    mark_action("defer", "Defer", "Deferred by the moderator."),
-    mark_action("obsolete", "Mark obsolete", "Marked obsolete by the moderator."),
-    mark_action("reject", "Reject", "Rejected by the moderator."),
+    proposal_action("confirm", gettext_lazy("Confirm the pending proposal")),
+    proposal_action("dismiss", gettext_lazy("Dismiss the pending proposal")),
+    mark_action("close", gettext_lazy("Close"), gettext_lazy("Closed by the moderator.")),
+    mark_action("reopen", gettext_lazy("Reopen"), gettext_lazy("Reopened by the moderator.")),
+    mark_action("decide", gettext_lazy("Mark decided"), gettext_lazy("Decided by the moderator.")),
+    mark_action("defer", gettext_lazy("Defer"), gettext_lazy("Deferred by the moderator.")),
+    mark_action("obsolete", gettext_lazy("Mark obsolete"), gettext_lazy("Marked obsolete by the moderator.")),
+    mark_action("reject", gettext_lazy("Reject"), gettext_lazy("Rejected by the moderator.")),
 ]

@@ -1,6 +1,7 @@
 """The human's console (Parley v1 §7 rule 4, §8): threads with their moderation actions, agent tokens,
 and the state history, which is read, never edited."""
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from console.access import StaffReadOnly
 from console.threads import ThreadAdmin
@@ -18,7 +19,7 @@ class StateEventAdmin(StaffReadOnly, admin.ModelAdmin):
 
 # The thread list needs the page's full width more than a second copy of the index.
 admin.site.enable_nav_sidebar = False
-admin.site.site_title = "Parley console"
+admin.site.site_title = _("Parley console")
 admin.site.register(Thread, ThreadAdmin)
 admin.site.register(Token, TokenAdmin)
 admin.site.register(StateEvent, StateEventAdmin)

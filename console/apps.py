@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ConsoleConfig(AppConfig):
@@ -6,4 +7,4 @@ class ConsoleConfig(AppConfig):
     django.contrib.admin so that its templates override the admin's own (the index, the site header)."""
 
     name = "console"
-    verbose_name = "Console"
+    verbose_name = _("Console")

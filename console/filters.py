@@ -1,5 +1,6 @@
 """The thread list's filters beyond plain fields: the moderation queue and whose turn it is."""
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from forum.models import AwaitingAct
 from forum.selectors import in_moderation_queue
@@ -10,11 +11,11 @@ QUEUE_PARAMETER = "pending"
 class ModerationQueueFilter(admin.SimpleListFilter):
     """What waits for a moderator: a state that is a proposal (§8), or a full thread not yet ended (§14.1)."""
 
-    title = "moderation queue"
+    title = _("moderation queue")
     parameter_name = QUEUE_PARAMETER
 
     def lookups(self, request, model_admin):
-        return [("yes", "in the queue (proposals, full threads)"), ("no", "not in the queue")]
+        return [("yes", _("in the queue (proposals, full threads)")), ("no", _("not in the queue"))]
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
@@ -25,11 +26,11 @@ class ModerationQueueFilter(admin.SimpleListFilter):
 
 
 class AwaitingFilter(admin.SimpleListFilter):
-    title = "awaiting"
+    title = _("awaiting")
     parameter_name = "awaiting"
 
     def lookups(self, request, model_admin):
-        return [(act, act) for act in AwaitingAct.values] + [("nothing", "nothing")]
+        return [(act, act) for act in AwaitingAct.values] + [("nothing", _("nothing"))]
 
     def queryset(self, request, queryset):
         if self.value() == "nothing":

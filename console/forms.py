@@ -1,6 +1,7 @@
 """Console forms. The envelope validator (forum.envelope) judges what a human posts, exactly as it judges
 an agent; these forms only collect the raw values, so the console cannot accept or refuse differently."""
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from forum.acts import ACTS
 from forum.models import Right, Token
@@ -10,8 +11,8 @@ BODY_WIDGET = forms.Textarea(attrs={"rows": 3, "cols": 72})
 
 
 def raw_body():
-    return forms.CharField(widget=BODY_WIDGET, required=False, strip=False,
-                           help_text="1–500 characters, as for any envelope.")
+    return forms.CharField(label=_("Body"), widget=BODY_WIDGET, required=False, strip=False,
+                           help_text=_("1–500 characters, as for any envelope."))
 
 
 class MarkForm(forms.Form):
@@ -21,9 +22,10 @@ class MarkForm(forms.Form):
 
 
 class HumanPostForm(forms.Form):
-    kind = forms.CharField(widget=forms.Select(choices=[(name, name) for name in ACTS]), initial="note")
-    parent = forms.CharField(required=False, widget=forms.Select(),
-                             help_text="Default: the thread's first message.")
+    kind = forms.CharField(label=_("Kind"), widget=forms.Select(choices=[(name, name) for name in ACTS]),
+                           initial="note")
+    parent = forms.CharField(label=_("Parent"), required=False, widget=forms.Select(),
+                             help_text=_("Default: the thread's first message."))
     body = raw_body()
 
     def __init__(self, *args, messages=(), **kwargs):
@@ -42,8 +44,8 @@ class HumanPostForm(forms.Form):
 
 
 class TokenForm(forms.ModelForm):
-    rights = forms.MultipleChoiceField(choices=Right.choices, widget=forms.CheckboxSelectMultiple,
-                                       required=False)
+    rights = forms.MultipleChoiceField(label=_("Rights"), choices=[(right, right) for right in Right.values],
+                                       widget=forms.CheckboxSelectMultiple, required=False)
 
     class Meta:
         model = Token
@@ -60,12 +62,12 @@ class TokenForm(forms.ModelForm):
 class TokenRotateForm(forms.Form):
     """The one choice a rotation asks for: how long the old secret keeps working."""
 
-    grace = forms.IntegerField(min_value=0, max_value=MAX_GRACE_SECONDS, initial=0, label="Grace (seconds)",
-                               help_text="0: the old secret stops at once. Otherwise it keeps working this "
-                                         "long, and not after.")
+    grace = forms.IntegerField(min_value=0, max_value=MAX_GRACE_SECONDS, initial=0, label=_("Grace (seconds)"),
+                               help_text=_("0: the old secret stops at once. Otherwise it keeps working this "
+                                           "long, and not after."))
 
 
 class TokenCreateForm(TokenForm):
     class Meta(TokenForm.Meta):
         fields = ["handle", "label", "expires_at"]
-        help_texts = {"handle": "The identity becomes <realm>:<handle>; it cannot be changed later."}
+        help_texts = {"handle": _("The identity becomes <realm>:<handle>; it cannot be changed later.")}

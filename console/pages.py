@@ -6,6 +6,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from forum import selectors
 from forum.actors import Actor
@@ -33,11 +34,11 @@ def thread_outline(thread):
 def thread_page(request, ref):
     number = Ref("th").parse(ref)
     if number is None:
-        raise Http404("no such thread")
+        raise Http404(_("no such thread"))
     try:
         thread = selectors.thread_get(Actor.for_user(request.user), number)
     except NotFound:
-        raise Http404("no such thread") from None
+        raise Http404(_("no such thread")) from None
     return render(request, "console/thread_page.html", {
         "thread": thread, "outline": thread_outline(thread), "history": selectors.thread_history(thread)})
 

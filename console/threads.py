@@ -9,6 +9,7 @@ from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from console.access import StaffReadOnly
@@ -29,7 +30,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     list_filter = ["state", ModerationQueueFilter, AwaitingFilter,
                    ("creator_identity", admin.AllValuesFieldListFilter)]
     search_fields = ["title"]
-    search_help_text = "Searches thread titles and message bodies."
+    search_help_text = gettext_lazy("Searches thread titles and message bodies.")
     ordering = ["-updated_at", "-id"]
     actions = THREAD_ACTIONS
     fields = ["ref", "title", "state_column", "awaiting", "creator", "message_count", "created_at",
@@ -48,31 +49,31 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
             return queryset, False
         return ThreadFilter({"q": search_term}, queryset=queryset).qs, False
 
-    @admin.display(description="id", ordering="pk")
+    @admin.display(description=gettext_lazy("id"), ordering="pk")
     def ref(self, thread):
         return f"th_{thread.pk}"
 
-    @admin.display(description="state", ordering="state")
+    @admin.display(description=gettext_lazy("state"), ordering="state")
     def state_column(self, thread):
         return format_html("{}<br>{}", render_to_string("console/_badge.html", {"thread": thread}), self.mark(thread))
 
-    @admin.display(description="mark")
+    @admin.display(description=gettext_lazy("mark"))
     def mark(self, thread):
         if thread.is_pending:
-            return format_html("proposal by <strong>{}</strong> ({})", thread.marked_by, thread.state_origin)
-        return format_html("confirmed by {} ({})", thread.state_confirmed_by, thread.state_origin)
+            return format_html(_("proposal by <strong>{}</strong> ({})"), thread.marked_by, thread.state_origin)
+        return format_html(_("confirmed by {} ({})"), thread.state_confirmed_by, thread.state_origin)
 
-    @admin.display(description="awaiting", ordering="awaiting_act")
+    @admin.display(description=gettext_lazy("awaiting"), ordering="awaiting_act")
     def awaiting(self, thread):
         if not thread.awaiting_act:
-            return "nothing"
-        return f"{thread.awaiting_act} from {thread.awaiting_from}"
+            return _("nothing")
+        return _("%(act)s from %(whom)s") % {"act": thread.awaiting_act, "whom": thread.awaiting_from}
 
-    @admin.display(description="last activity", ordering="updated_at")
+    @admin.display(description=gettext_lazy("last activity"), ordering="updated_at")
     def last_activity(self, thread):
         return thread.updated_at
 
-    @admin.display(description="creator", ordering="creator_identity")
+    @admin.display(description=gettext_lazy("creator"), ordering="creator_identity")
     def creator(self, thread):
         extension = f" / {thread.creator_extension}" if thread.creator_extension else ""
         return f"{thread.creator_identity}{extension}"
@@ -101,7 +102,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
             raise PermissionDenied
         thread = self.get_object(request, unquote(object_id))
         if thread is None:
-            raise Http404("no such thread")
+            raise Http404(_("no such thread"))
         return thread
 
     def thread_url(self, thread):
@@ -122,6 +123,6 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         thread = self.moderated_thread(request, object_id)
         operation = request.POST.get("operation")
         if operation not in PROPOSAL_OPERATIONS:
-            return HttpResponseBadRequest("operation must be confirm or dismiss")
+            return HttpResponseBadRequest(_("operation must be confirm or dismiss"))
         confirm_or_dismiss(self, request, operation, thread.pk)
         return redirect(self.thread_url(thread))

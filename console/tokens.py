@@ -7,6 +7,7 @@ from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.translation import gettext as _, gettext_lazy
 
 from console.forms import TokenCreateForm, TokenForm, TokenRotateForm
 from forum.actors import Actor
@@ -16,19 +17,20 @@ TOKEN_RECORD_FIELDS = ["identity", "handle", "created_at", "last_used_at", "writ
                        "previous_secret_ends_at"]
 
 
-@admin.action(description="Revoke the selected tokens", permissions=["change"])
+@admin.action(description=gettext_lazy("Revoke the selected tokens"), permissions=["change"])
 def revoke(modeladmin, request, queryset):
     actor = Actor.for_user(request.user)
     for token in queryset.order_by("pk"):
         if not token_revoke(actor, token.pk):
-            modeladmin.message_user(request, f"{token.identity}: already revoked", messages.WARNING)
+            modeladmin.message_user(request, _("%(identity)s: already revoked") % {"identity": token.identity},
+                                    messages.WARNING)
             continue
         modeladmin.log_change(request, token, "Revoked.")
-        modeladmin.message_user(request, f"{token.identity}: revoked; its requests now get token_invalid",
-                                messages.SUCCESS)
+        modeladmin.message_user(request, _("%(identity)s: revoked; its requests now get token_invalid") % {
+            "identity": token.identity}, messages.SUCCESS)
 
 
-@admin.action(description="Rotate secret", permissions=["change"])
+@admin.action(description=gettext_lazy("Rotate secret"), permissions=["change"])
 def rotate(modeladmin, request, queryset):
     """First a page that asks for the grace period; its answer rotates and shows each new secret once."""
     tokens = list(queryset.order_by("pk"))
@@ -36,7 +38,7 @@ def rotate(modeladmin, request, queryset):
     if not form.is_valid():
         return _no_store(TemplateResponse(request, "admin/forum/token/rotate.html", {
             **modeladmin.admin_site.each_context(request), "opts": modeladmin.opts, "tokens": tokens,
-            "form": form, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME, "title": "Rotate secrets",
+            "form": form, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME, "title": _("Rotate secrets"),
         }))
     actor, grace, rotated = Actor.for_user(request.user), form.cleaned_data["grace"], []
     for token in tokens:
@@ -50,10 +52,12 @@ def rotate(modeladmin, request, queryset):
     # The secrets are handed straight to this answer: never in the session, a message cookie or the log.
     return _no_store(TemplateResponse(request, "admin/forum/token/rotated.html", {
         **modeladmin.admin_site.each_context(request), "opts": modeladmin.opts, "rotated": rotated,
-        "title": "Secrets rotated",
+        "title": _("Secrets rotated"),
     }))
 
 
+# The admin's log is a record every moderator reads, whatever their language: its entries are written in
+# English, as the values in them (rights, ISO times) are.
 def rotation_message(token):
     if token.previous_secret_ends_at:
         return f"Rotated the secret; the old one works until {token.previous_secret_ends_at.isoformat()}."
@@ -88,18 +92,18 @@ class TokenAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return TOKEN_RECORD_FIELDS if obj else []
 
-    @admin.display(description="rights")
+    @admin.display(description=gettext_lazy("rights"))
     def rights_column(self, token):
         return ", ".join(sorted(token.rights))
 
-    @admin.display(description="status", ordering="revoked_at")
+    @admin.display(description=gettext_lazy("status"), ordering="revoked_at")
     def status(self, token):
         if token.revoked_at:
-            badge, text = "rejected", "revoked"
+            badge, text = "rejected", _("revoked")
         elif token.expires_at and token.expires_at <= timezone.now():
-            badge, text = "rejected", "expired"
+            badge, text = "rejected", _("expired")
         else:
-            badge, text = "open", "active"
+            badge, text = "open", _("active")
         return format_html('<span class="parley-badge parley-{}">{}</span>', badge, text)
 
     def save_model(self, request, obj, form, change):
@@ -131,5 +135,5 @@ class TokenAdmin(admin.ModelAdmin):
         return _no_store(TemplateResponse(request, "admin/forum/token/created.html", {
             **self.admin_site.each_context(request), "opts": self.opts, "token": obj,
             "rights": self.rights_column(obj), "secret": request.parley_token_secret,
-            "title": f"Token created: {obj.identity}",
+            "title": _("Token created: %(identity)s") % {"identity": obj.identity},
         }))

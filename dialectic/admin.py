@@ -8,6 +8,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _, gettext_lazy
 
 from console.access import StaffReadOnly
 from dialectic.forms import ClaimActForm
@@ -19,7 +20,10 @@ from forum.actors import Actor
 from forum.envelope import clean_envelope
 from parley_site.errors import InvalidBody, ParleyError
 
-HUMAN_ACTS = {"verify": "Verified by the moderator.", "refute": "Refuted by the moderator."}
+# The human's acts: each one's default body (the moderator's words, in their language) and its page title.
+HUMAN_ACTS = {"verify": gettext_lazy("Verified by the moderator."),
+              "refute": gettext_lazy("Refuted by the moderator.")}
+ACT_TITLES = {"verify": gettext_lazy("Verify as the human"), "refute": gettext_lazy("Refute as the human")}
 
 
 def proof_links(proofs):
@@ -38,7 +42,7 @@ def proof_item(proof):
 
 
 class CertaintyFilter(admin.SimpleListFilter):
-    title = "certainty"
+    title = gettext_lazy("certainty")
     parameter_name = "certainty"
 
     def lookups(self, request, model_admin):
@@ -68,7 +72,7 @@ class ClaimActInline(admin.TabularInline):
     def has_view_permission(self, request, obj=None):
         return request.user.is_active and request.user.is_staff
 
-    @admin.display(description="proof")
+    @admin.display(description=gettext_lazy("proof"))
     def proofs(self, act):
         return proof_links(act.proof)
 
@@ -89,44 +93,45 @@ class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
     actions = ["verify", "refute"]
     change_form_template = "admin/dialectic/claim/change_form.html"
 
-    @admin.display(description="id", ordering="pk")
+    @admin.display(description=gettext_lazy("id"), ordering="pk")
     def ref(self, claim):
         return f"cl_{claim.pk}"
 
-    @admin.display(description="certainty")
+    @admin.display(description=gettext_lazy("certainty"))
     def certainty_column(self, claim):
         return certainty(claim.state, is_expired(claim.valid_until, timezone.now()))
 
-    @admin.display(boolean=True)
+    @admin.display(description=gettext_lazy("expired"), boolean=True)
     def expired(self, claim):
         return is_expired(claim.valid_until, timezone.now())
 
-    @admin.display(description="quorum")
+    @admin.display(description=gettext_lazy("quorum"))
     def quorum(self, claim):
         """§18: how many distinct lines have verified it, of how many it needs."""
-        return f"{claim.acts.filter(kind=ClaimActKind.VERIFY).count()} of {claim.quorum_need} lines"
+        return _("%(have)d of %(need)d lines") % {"have": claim.acts.filter(kind=ClaimActKind.VERIFY).count(),
+                                                  "need": claim.quorum_need}
 
-    @admin.display(description="verifications")
+    @admin.display(description=gettext_lazy("verifications"))
     def verification_list(self, claim):
         verifications = claim.acts.filter(kind=ClaimActKind.VERIFY).order_by("pk")
         return format_html_join(", ", "{}{} at {}{}", (
             (act.identity, f"/{act.extension}" if act.extension else "", act.at.isoformat(timespec="seconds"),
-             " (sealed)" if act.seals else "") for act in verifications)) or "—"
+             _(" (sealed)") if act.seals else "") for act in verifications)) or "—"
 
-    @admin.display(description="proofs")
+    @admin.display(description=gettext_lazy("proofs"))
     def proof_list(self, claim):
         return proof_links(claim.proofs)
 
-    @admin.display(description="supersedes")
+    @admin.display(description=gettext_lazy("supersedes"))
     def supersedes_list(self, claim):
         return ", ".join(f"cl_{old.pk}" for old in claim.supersedes.order_by("pk")) or "—"
 
     # --- the human's acts ------------------------------------------------------------------------------
-    @admin.action(description="Verify (seal) the selected claims", permissions=["moderate"])
+    @admin.action(description=gettext_lazy("Verify (seal) the selected claims"), permissions=["moderate"])
     def verify(self, request, queryset):
         return self.act_view(request, "verify", queryset)
 
-    @admin.action(description="Refute the selected claims (with a proof)", permissions=["moderate"])
+    @admin.action(description=gettext_lazy("Refute the selected claims (with a proof)"), permissions=["moderate"])
     def refute(self, request, queryset):
         return self.act_view(request, "refute", queryset)
 
@@ -158,21 +163,21 @@ class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
                 return None
         return TemplateResponse(request, "admin/dialectic/claim/act.html", {
             **self.admin_site.each_context(request), "opts": self.model._meta, "kind": kind, "form": form,
-            "claims": claims, "title": f"{kind.capitalize()} as the human"})
+            "claims": claims, "title": ACT_TITLES[kind]})
 
     def post_act(self, request, envelope):
         actor = Actor.for_user(request.user)
         try:
-            _, _, claim = services.message_post(actor, clean_envelope(envelope))
+            claim = services.message_post(actor, clean_envelope(envelope))[2]
         except ParleyError as refusal:
-            self.message_user(request, f"cl_{envelope['claim']}: refused — {refusal.reason}: {refusal.message}",
-                              messages.ERROR)
+            self.message_user(request, _("cl_%(claim)s: refused — %(reason)s: %(message)s") % {
+                "claim": envelope["claim"], "reason": refusal.reason, "message": refusal.message}, messages.ERROR)
             return
-        self.message_user(request, f"cl_{claim.pk}: {envelope['kind']} posted; the claim is {claim.state}",
-                          messages.SUCCESS)
+        self.message_user(request, _("cl_%(claim)s: %(kind)s posted; the claim is %(state)s") % {
+            "claim": claim.pk, "kind": envelope["kind"], "state": claim.state}, messages.SUCCESS)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        extra_context = {"can_moderate": self.has_moderate_permission(request), "human_acts": HUMAN_ACTS,
+        extra_context = {"can_moderate": self.has_moderate_permission(request), "human_acts": ACT_TITLES,
                          **(extra_context or {})}
         return super().change_view(request, object_id, form_url, extra_context)
 

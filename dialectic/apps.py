@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class DialecticConfig(AppConfig):
     name = "dialectic"
-    verbose_name = "Dialectic: claims with proof"
+    verbose_name = _("Dialectic: claims with proof")
 
     def ready(self):
         # The core never imports a profile; the profile plugs its kinds, hooks and operations in.

@@ -1,6 +1,7 @@
 """The console's claim form. It only collects raw values: the envelope validator judges them exactly as
 it judges an agent's, so the console cannot accept a proof the API would refuse."""
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from console.forms import raw_body
 from dialectic.fields import PROOF_KINDS
@@ -12,11 +13,14 @@ FIELD_OF = {"body": "body", "proof": "proof_kind", "proof[0].kind": "proof_kind"
 
 class ClaimActForm(forms.Form):
     body = raw_body()
-    proof_kind = forms.ChoiceField(choices=[("", "— no proof —")] + [(kind, kind) for kind in PROOF_KINDS],
-                                   required=False, help_text="A refutation needs a proof; a seal may have one.")
-    proof_ref = forms.CharField(required=False, strip=False, widget=forms.TextInput(attrs={"size": 72}),
-                                help_text="url: an absolute http(s) URL; hash: <algo>:<hex>; commit: hex.")
-    proof_note = forms.CharField(required=False, strip=False, widget=forms.TextInput(attrs={"size": 72}))
+    proof_kind = forms.ChoiceField(label=_("Proof kind"), required=False,
+                                   choices=[("", _("— no proof —"))] + [(kind, kind) for kind in PROOF_KINDS],
+                                   help_text=_("A refutation needs a proof; a seal may have one."))
+    proof_ref = forms.CharField(label=_("Proof ref"), required=False, strip=False,
+                                widget=forms.TextInput(attrs={"size": 72}),
+                                help_text=_("url: an absolute http(s) URL; hash: <algo>:<hex>; commit: hex."))
+    proof_note = forms.CharField(label=_("Proof note"), required=False, strip=False,
+                                 widget=forms.TextInput(attrs={"size": 72}))
 
     def envelope(self, kind, claim):
         """The raw envelope for forum.envelope.clean_envelope."""

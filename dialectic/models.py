@@ -1,6 +1,7 @@
 """Claims of the dialectic profile (Parley v1 §10) and the acts that moved them. Fields, constraints and
 small properties only: the rules live in dialectic/policies.py, the writes in dialectic/services.py."""
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from forum.models import Message, Thread
 
@@ -19,22 +20,24 @@ FINAL_CLAIM_STATES = frozenset({ClaimState.REFUTED, ClaimState.SUPERSEDED})
 class Claim(models.Model):
     """A statement asserted in a thread (`cl_<pk>`), born with its `assert` message."""
 
-    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="+")
-    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="+")
-    statement = models.TextField()
-    asserted_identity = models.CharField(max_length=160)
-    asserted_extension = models.CharField(max_length=64, blank=True)
-    state = models.CharField(max_length=16, choices=ClaimState.choices, default=ClaimState.UNVERIFIED)
-    proofs = models.JSONField(default=list)
-    valid_until = models.DateTimeField(null=True, blank=True)
+    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="+", verbose_name=_("thread"))
+    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="+", verbose_name=_("message"))
+    statement = models.TextField(_("statement"))
+    asserted_identity = models.CharField(_("asserted identity"), max_length=160)
+    asserted_extension = models.CharField(_("asserted extension"), max_length=64, blank=True)
+    state = models.CharField(_("state"), max_length=16, choices=ClaimState.choices, default=ClaimState.UNVERIFIED)
+    proofs = models.JSONField(_("proofs"), default=list)
+    valid_until = models.DateTimeField(_("valid until"), null=True, blank=True)
     # §18: how many distinct lines must verify it, fixed when it is asserted.
-    quorum_need = models.PositiveSmallIntegerField(default=1)
+    quorum_need = models.PositiveSmallIntegerField(_("quorum needed"), default=1)
     superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT,
-                                      related_name="supersedes")
-    created_at = models.DateTimeField()
-    updated_at = models.DateTimeField()
+                                      related_name="supersedes", verbose_name=_("superseded by"))
+    created_at = models.DateTimeField(_("created at"))
+    updated_at = models.DateTimeField(_("updated at"))
 
     class Meta:
+        verbose_name = _("claim")
+        verbose_name_plural = _("claims")
         indexes = [
             models.Index(fields=["thread", "id"], name="claim_thread_idx"),
             models.Index(fields=["state", "id"], name="claim_state_idx"),
@@ -54,17 +57,19 @@ class ClaimActKind(models.TextChoices):
 class ClaimAct(models.Model):
     """An `attest`, `refute` or `verify` aimed at a claim: who, when, with which proof, by which message."""
 
-    claim = models.ForeignKey(Claim, on_delete=models.PROTECT, related_name="acts")
-    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="+")
-    kind = models.CharField(max_length=8, choices=ClaimActKind.choices)
-    identity = models.CharField(max_length=160)
-    extension = models.CharField(max_length=64, blank=True)
-    proof = models.JSONField(default=list)
+    claim = models.ForeignKey(Claim, on_delete=models.PROTECT, related_name="acts", verbose_name=_("claim"))
+    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="+", verbose_name=_("message"))
+    kind = models.CharField(_("kind"), max_length=8, choices=ClaimActKind.choices)
+    identity = models.CharField(_("identity"), max_length=160)
+    extension = models.CharField(_("extension"), max_length=64, blank=True)
+    proof = models.JSONField(_("proof"), default=list)
     # §18: this verification sealed the claim (it completed the quorum, or came from a human).
-    seals = models.BooleanField(default=False)
-    at = models.DateTimeField()
+    seals = models.BooleanField(_("seals"), default=False)
+    at = models.DateTimeField(_("at"))
 
     class Meta:
+        verbose_name = _("act on a claim")
+        verbose_name_plural = _("acts on the claim")
         indexes = [models.Index(fields=["claim", "id"], name="claim_act_claim_idx")]
 
     def __str__(self):

@@ -3,6 +3,7 @@ that move these rows live in forum/services and forum/policies."""
 import hashlib
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Right(models.TextChoices):
@@ -49,26 +50,30 @@ class Token(models.Model):
     """An agent's line. The secret is stored only as its SHA-256: tokens are long random strings, so a
     fast unsalted hash is safe and lets one indexed lookup authenticate a request."""
 
-    handle = models.SlugField(max_length=64, unique=True)
-    identity = models.CharField(max_length=160, unique=True)
-    label = models.CharField(max_length=120, blank=True)
+    handle = models.SlugField(_("handle"), max_length=64, unique=True)
+    identity = models.CharField(_("identity"), max_length=160, unique=True)
+    label = models.CharField(_("label"), max_length=120, blank=True)
     secret_hash = models.CharField(max_length=64, unique=True, editable=False)
     can_read = models.BooleanField(default=True)
     can_write = models.BooleanField(default=False)
     can_lock = models.BooleanField(default=False)
     can_verify = models.BooleanField(default=False)
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
     # Optional: from this time on the token is `token_invalid` (§3), as if revoked.
-    expires_at = models.DateTimeField(null=True, blank=True, verbose_name="expires at",
-                                      help_text="Empty: never. From this time on its requests get token_invalid.")
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True,
+                                      help_text=_("Empty: never. From this time on its requests get token_invalid."))
     # After a rotation with a grace period: the one previous secret's hash, accepted until the time beside it.
     previous_secret_hash = models.CharField(max_length=64, unique=True, null=True, editable=False)
-    previous_secret_ends_at = models.DateTimeField(null=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    write_count = models.PositiveBigIntegerField(default=0)
+    previous_secret_ends_at = models.DateTimeField(_("previous secret ends at"), null=True, editable=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True)
+    write_count = models.PositiveBigIntegerField(_("write count"), default=0)
     # Times (epoch seconds) of the accepted writes of the last 60 s: the sliding window of §14.
     recent_writes = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        verbose_name = _("token")
+        verbose_name_plural = _("tokens")
 
     def __str__(self):
         return self.identity
@@ -83,16 +88,16 @@ class Token(models.Model):
 
 
 class Thread(models.Model):
-    title = models.CharField(max_length=120)
-    state = models.CharField(max_length=16, choices=State.choices, default=State.OPEN)
-    state_origin = models.CharField(max_length=8, choices=Origin.choices)
-    state_confirmed_at = models.DateTimeField(null=True, blank=True)
-    state_confirmed_by = models.CharField(max_length=160, blank=True)
-    creator_identity = models.CharField(max_length=160)
-    creator_extension = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField()
-    updated_at = models.DateTimeField()
-    message_count = models.PositiveIntegerField(default=0)
+    title = models.CharField(_("title"), max_length=120)
+    state = models.CharField(_("state"), max_length=16, choices=State.choices, default=State.OPEN)
+    state_origin = models.CharField(_("state origin"), max_length=8, choices=Origin.choices)
+    state_confirmed_at = models.DateTimeField(_("state confirmed at"), null=True, blank=True)
+    state_confirmed_by = models.CharField(_("state confirmed by"), max_length=160, blank=True)
+    creator_identity = models.CharField(_("creator identity"), max_length=160)
+    creator_extension = models.CharField(_("creator extension"), max_length=64, blank=True)
+    created_at = models.DateTimeField(_("created at"))
+    updated_at = models.DateTimeField(_("updated at"))
+    message_count = models.PositiveIntegerField(_("message count"), default=0)
     first_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
     last_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
 
@@ -120,6 +125,8 @@ class Thread(models.Model):
             models.Index(fields=["creator_identity", "id"], name="thread_creator_idx"),
             # The title's trigram index for `q=` is PostgreSQL-only: migration text_search_trigram holds it.
         ]
+        verbose_name = _("thread")
+        verbose_name_plural = _("threads")
         # Staff read the console; only holders of this permission act in it as the human (§7 rule 4).
         permissions = [("moderate_thread", "Can moderate threads and post as the human")]
 
@@ -161,20 +168,23 @@ class Message(models.Model):
 
 
 class StateEvent(models.Model):
-    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="events")
-    message = models.ForeignKey(Message, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="events", verbose_name=_("thread"))
+    message = models.ForeignKey(Message, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                verbose_name=_("message"))
     # A claim's transitions are events too (§10); the dialectic profile fills this in.
-    claim_number = models.BigIntegerField(null=True, blank=True)
-    from_state = models.CharField(max_length=16, null=True, blank=True)
-    to_state = models.CharField(max_length=16)
-    label = models.CharField(max_length=16)
-    origin = models.CharField(max_length=8, choices=Origin.choices)
-    actor = models.CharField(max_length=160)
-    at = models.DateTimeField()
-    confirmed_at = models.DateTimeField(null=True, blank=True)
-    confirmed_by = models.CharField(max_length=160, blank=True)
+    claim_number = models.BigIntegerField(_("claim number"), null=True, blank=True)
+    from_state = models.CharField(_("from state"), max_length=16, null=True, blank=True)
+    to_state = models.CharField(_("to state"), max_length=16)
+    label = models.CharField(_("label"), max_length=16)
+    origin = models.CharField(_("origin"), max_length=8, choices=Origin.choices)
+    actor = models.CharField(_("actor"), max_length=160)
+    at = models.DateTimeField(_("at"))
+    confirmed_at = models.DateTimeField(_("confirmed at"), null=True, blank=True)
+    confirmed_by = models.CharField(_("confirmed by"), max_length=160, blank=True)
 
     class Meta:
+        verbose_name = _("state event")
+        verbose_name_plural = _("state events")
         indexes = [models.Index(fields=["thread", "id"], name="event_thread_idx")]
 
     def __str__(self):

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.validators import validate_slug
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from forum.actors import Actor
 from forum.models import Right, Token
@@ -84,10 +85,11 @@ def token_rotate(actor, token_id, grace_seconds=0):
     an earlier grace period stops now. Returns (token, secret): the secret is shown this once, stored as a
     hash. A revoked token, or a grace outside 0..MAX_GRACE_SECONDS, is a ValueError. Logged."""
     if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
-        raise ValueError(f"the grace period is 0 to {MAX_GRACE_SECONDS} seconds")
+        raise ValueError(gettext("the grace period is 0 to %(most)s seconds") % {"most": MAX_GRACE_SECONDS})
     token = Token.objects.select_for_update().get(pk=token_id)
     if token.revoked_at is not None:
-        raise ValueError(f"{token.identity} is revoked; a revoked token stays revoked")
+        raise ValueError(gettext("%(identity)s is revoked; a revoked token stays revoked") % {
+            "identity": token.identity})
     secret = new_secret()
     if grace_seconds:
         token.previous_secret_hash = token.secret_hash

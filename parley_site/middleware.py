@@ -1,9 +1,11 @@
 """Machine paths answer JSON even when a view fails: a §13 refusal where the failure is one (the database
 is away: 503 unavailable), otherwise a logged 500 that leaks nothing; and before any view, when the request
-names a host this server does not serve (§14.1)."""
+names a host this server does not serve (§14.1). They speak English whatever the browser prefers."""
 import logging
 
 from django.core.exceptions import DisallowedHost
+from django.middleware.locale import LocaleMiddleware
+from django.utils import translation
 
 from parley_site.errors import InvalidBody
 from parley_site.exception_handler import as_parley_error, json_refusal, json_server_error
@@ -44,3 +46,21 @@ class MachineHostMiddleware:
             except DisallowedHost:  # the host itself is not echoed: it is whatever the client made up
                 return json_refusal(InvalidBody("this server does not answer for that Host", field="Host"))
         return self.get_response(request)
+
+
+class HumanLocaleMiddleware(LocaleMiddleware):
+    """Django's LocaleMiddleware for the humans' pages (the console speaks English or German, as the browser
+    asks). The machine paths stay English whatever Accept-Language says: a refusal's reason, message and
+    detail are what a client matches on (§13), and DRF's own messages would otherwise arrive translated."""
+
+    def process_request(self, request):
+        if is_machine_path(request):
+            translation.activate("en")
+            request.LANGUAGE_CODE = "en"
+            return
+        super().process_request(request)
+
+    def process_response(self, request, response):
+        if is_machine_path(request):
+            return response  # neither `Vary: Accept-Language` nor `Content-Language`: the answer never varies
+        return super().process_response(request, response)
