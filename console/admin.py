@@ -1,8 +1,10 @@
 """The human's console (Parley v1 §7 rule 4, §8): threads with their moderation actions, agent tokens,
-and the state history, which is read, never edited."""
+the state history, which is read, never edited, and the moderators' choice of email digests."""
 from django.contrib import admin
 
 from console.access import StaffReadOnly
+from console.models import ModeratorNotice
+from console.notices import ModeratorNoticeAdmin
 from console.threads import ThreadAdmin
 from console.tokens import TokenAdmin
 from forum.models import StateEvent, Thread, Token
@@ -22,3 +24,4 @@ admin.site.site_title = "Parley console"
 admin.site.register(Thread, ThreadAdmin)
 admin.site.register(Token, TokenAdmin)
 admin.site.register(StateEvent, StateEventAdmin)
+admin.site.register(ModeratorNotice, ModeratorNoticeAdmin)
