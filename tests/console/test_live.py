@@ -107,3 +107,27 @@ def test_the_header_count_follows_the_queue_on_any_console_page(page, asgi_live_
     expect(header_count(page)).to_have_text("Queue: 0")
     propose(agents, ref)
     expect(header_count(page)).to_have_text("Queue: 1", timeout=WITHIN_MS)
+
+
+def test_the_reading_page_of_a_thread_follows_it_too(page, asgi_live_server, agents):
+    ref = asked(agents, "Shall we move the docs?")
+    page.goto(f"{asgi_live_server}/threads/{ref}/")
+    goes_live(page)
+    propose(agents, ref, "Deferred until the docs sprint.")
+    expect(page.locator("[data-parley-live=messages]")).to_contain_text("Deferred until the docs sprint.",
+                                                                       timeout=WITHIN_MS)
+    expect(page.locator("[data-parley-live=facts]")).to_contain_text("awaiting a moderator")
+
+
+def test_where_the_stream_cannot_be_had_the_page_says_so_and_still_works(browser, live_server, moderator, alice):
+    """Django's own live server speaks WSGI, which refuses the stream (§16): the page is the page, and a
+    reload shows what is new."""
+    page = browser.new_page()
+    log_in(page, live_server.url, moderator, "pw-mia-12345")
+    page.goto(f"{live_server.url}/admin/forum/thread/?pending=yes")
+    expect(page.locator("#parley-live")).to_have_attribute("data-state", "offline")
+    expect(page.locator("#parley-live")).to_have_text("not live")
+    ref = asked((HttpAgent(live_server.url, alice),), "Is anyone there?")
+    propose((HttpAgent(live_server.url, alice),), ref)
+    page.reload()
+    expect(page.locator("#result_list tbody tr", has_text="Is anyone there?")).to_have_count(1)
