@@ -39,8 +39,7 @@ def due_notices(now):
     """The opted-in moderators with an address whose last digest is older than the window. A moderator is
     who may act as the human in the console (console.access): staff without that permission get none."""
     window_start = now - timedelta(minutes=settings.PARLEY_NOTIFY_MINUTES)
-    notices = (ModeratorNotice.objects.select_related("user")
-               .filter(opted_in=True, user__is_active=True, user__is_staff=True).exclude(user__email="")
+    notices = (ModeratorNotice.objects.select_related("user").filter(opted_in=True).exclude(user__email="")
                .filter(Q(last_sent_at__isnull=True) | Q(last_sent_at__lte=window_start)).order_by("pk"))
     return [notice for notice in notices if can_act_as_human(notice.user)]
 

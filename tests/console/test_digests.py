@@ -103,6 +103,23 @@ def test_a_proposal_settled_before_the_digest_is_not_listed(moderator, make_thre
     assert mail.outbox == []
 
 
+def test_a_thread_that_filled_up_is_listed_as_it_entered_the_queue(moderator, make_thread, as_bob, settings):
+    settings.PARLEY_LIMITS = {**settings.PARLEY_LIMITS, "thread_max_messages": 2}
+    opt_in(moderator)
+    full = make_thread("open", "A thread that fills up")
+    assert as_bob.say("note", "the last one", thread=full).status_code == 201
+    assert run_digests() == 1
+    assert "A thread that fills up" in mail.outbox[0].body and thread_link(full) in mail.outbox[0].body
+
+
+def test_a_moderator_who_is_no_longer_active_gets_no_digest(moderator, make_thread):
+    opt_in(moderator)
+    moderator.is_active = False
+    moderator.save(update_fields=["is_active"])
+    make_thread("proposed_close")
+    assert run_digests() == 0
+
+
 def test_staff_without_the_moderation_permission_get_no_digest(staff_reader, make_thread):
     opt_in(staff_reader)
     make_thread("proposed_close")

@@ -83,6 +83,9 @@
       return;
     }
     const wholePage = pageStale && !selecting();
+    if (!wholePage && !document.querySelector('[data-parley-live="' + COUNT + '"]')) {
+      return; // a page without the count (the reading pages) that this event does not concern
+    }
     fetching = true;
     fetchAgain = false;
     if (wholePage) {
