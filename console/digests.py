@@ -16,7 +16,7 @@ from django.utils.translation import ngettext
 from django_tasks import task
 
 from console.access import can_act_as_human
-from console.filters import QUEUE_PARAMETER
+from console.filters import queue_url
 from console.models import ModeratorNotice
 from forum.selectors import moderation_queue_entered_after
 
@@ -75,7 +75,7 @@ def digest_mail(user, threads):
     with translation.override(settings.LANGUAGE_CODE):  # a worker has no request to take a language from
         context = {
             "user": user, "minutes": settings.PARLEY_NOTIFY_MINUTES,
-            "queue_url": absolute(f"{reverse('admin:forum_thread_changelist')}?{QUEUE_PARAMETER}=yes"),
+            "queue_url": absolute(queue_url()),
             "settings_url": absolute(reverse("admin:console_moderatornotice_mine")),
             "threads": [{"thread": thread, "url": absolute(reverse("admin:forum_thread_change", args=[thread.pk]))}
                         for thread in threads],

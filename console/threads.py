@@ -14,11 +14,10 @@ from django.views.decorators.http import require_POST
 
 from console.access import StaffReadOnly
 from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human
-from console.filters import AwaitingFilter, ModerationQueueFilter
+from console.filters import AwaitingFilter, ModerationQueueFilter, queue_summary
 from console.forms import HumanPostForm
 from console.pages import thread_outline
 from forum.filters import ThreadFilter
-from console.templatetags.parley_console import queue_count
 from forum.selectors import pending_proposal, thread_history
 
 PROPOSAL_OPERATIONS = ("confirm", "dismiss")
@@ -101,7 +100,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
 
     def queue_count_view(self, request):
         """The header's queue count alone, which console/live.js fetches on a page that shows no thread."""
-        return TemplateResponse(request, "console/_queue_count.html", queue_count())
+        return TemplateResponse(request, "console/_queue_count.html", queue_summary())
 
     def moderated_thread(self, request, object_id):
         if not self.has_moderate_permission(request):

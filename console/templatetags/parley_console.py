@@ -3,35 +3,32 @@ from django import template
 from django.urls import reverse
 
 from console.access import can_act_as_human
-from console.filters import QUEUE_PARAMETER
+from console.filters import queue_summary
 from forum import cursors
-from forum.selectors import event_head, moderation_queue_size
+from forum.selectors import event_head
 
 register = template.Library()
-
-def queue_url():
-    return f"{reverse('admin:forum_thread_changelist')}?{QUEUE_PARAMETER}=yes"
 
 
 @register.inclusion_tag("admin/forum/moderation_queue.html")
 def moderation_queue():
     """The moderation queue, one click from the admin index, with its size: threads whose state is a
     proposal awaiting confirmation or dismissal (§8), and full threads not yet ended (§14.1)."""
-    return queue_count()
+    return queue_summary()
 
 
 @register.inclusion_tag("console/_queue_count.html")
 def queue_count():
     """The queue's size in the header of every console page, kept current by console/live.js."""
-    return {"size": moderation_queue_size(), "url": queue_url()}
+    return queue_summary()
 
 
 @register.inclusion_tag("console/_live.html", takes_context=True)
 def live(context):
     """The page's live indicator and what console/live.js needs: the feed's event stream (§16), which the
-    staff session reads like a token (forum.api.authentication), from the events of this
-    very render on (so nothing that happens while the page loads is missed), the page's thread if it shows
-    one (other threads' events only update the queue count) and where the count alone is fetched."""
+    staff session reads as a token would (forum.api.authentication), from the events of this very render on
+    (so nothing that happens while the page loads is missed); the page's thread if it shows one (other
+    threads' events only update the queue count); and where the count alone is fetched."""
     thread = context.get("thread")
     return {
         "stream_url": f"{reverse('event_stream')}?since={cursors.encode('events', event_head())}",

@@ -155,6 +155,15 @@ def test_a_digest_the_mail_server_refused_is_sent_at_the_next_run(moderator, mak
     assert thread_link(ref) in mail.outbox[0].body
 
 
+def test_a_run_reads_a_few_queries_per_moderator(make_moderator, make_thread, django_assert_max_num_queries):
+    for name in ["mia", "max", "mo"]:
+        opt_in(make_moderator(name))
+    make_thread("proposed_close")
+    # The due rows; then per moderator their permissions (user and groups), the queue, the claim.
+    with django_assert_max_num_queries(1 + 3 * 4):
+        assert run_digests() == 3
+
+
 def test_the_digests_run_every_minute_in_the_worker(moderator):
     assert settings.PARLEY_PERIODIC_TASKS["console.digests.send_digests"] == 60
     assert send_digests.module_path == "console.digests.send_digests"
