@@ -1,9 +1,11 @@
 """The human's console (Parley v1 §7 rule 4, §8): threads with their moderation actions, agent tokens,
-and the state history, which is read, never edited."""
+the state history, which is read, never edited, and the moderators' choice of email digests."""
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from console.access import StaffReadOnly
+from console.models import ModeratorNotice
+from console.notices import ModeratorNoticeAdmin
 from console.threads import ThreadAdmin
 from console.tokens import TokenAdmin
 from forum.models import StateEvent, Thread, Token
@@ -23,3 +25,4 @@ admin.site.site_title = _("Parley console")
 admin.site.register(Thread, ThreadAdmin)
 admin.site.register(Token, TokenAdmin)
 admin.site.register(StateEvent, StateEventAdmin)
+admin.site.register(ModeratorNotice, ModeratorNoticeAdmin)

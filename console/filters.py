@@ -1,11 +1,21 @@
 """The thread list's filters beyond plain fields: the moderation queue and whose turn it is."""
 from django.contrib import admin
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from forum.models import AwaitingAct
-from forum.selectors import in_moderation_queue
+from forum.selectors import in_moderation_queue, moderation_queue_size
 
 QUEUE_PARAMETER = "pending"
+
+
+def queue_url():
+    return f"{reverse('admin:forum_thread_changelist')}?{QUEUE_PARAMETER}=yes"
+
+
+def queue_summary():
+    """The moderation queue's size and link, wherever the console shows them."""
+    return {"size": moderation_queue_size(), "url": queue_url()}
 
 
 class ModerationQueueFilter(admin.SimpleListFilter):

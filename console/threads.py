@@ -7,6 +7,7 @@ from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext as _, gettext_lazy
@@ -14,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from console.access import StaffReadOnly
 from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human
-from console.filters import AwaitingFilter, ModerationQueueFilter
+from console.filters import AwaitingFilter, ModerationQueueFilter, queue_summary
 from console.forms import HumanPostForm
 from console.pages import thread_outline
 from forum.filters import ThreadFilter
@@ -93,9 +94,14 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     def get_urls(self):
         wrap = self.admin_site.admin_view
         return [
+            path("queue-count/", wrap(self.queue_count_view), name="forum_thread_queue_count"),
             path("<path:object_id>/post/", wrap(require_POST(self.post_view)), name="forum_thread_post"),
             path("<path:object_id>/settle/", wrap(require_POST(self.proposal_view)), name="forum_thread_settle"),
         ] + super().get_urls()
+
+    def queue_count_view(self, request):
+        """The header's queue count alone, which console/live.js fetches on a page that shows no thread."""
+        return TemplateResponse(request, "console/_queue_count.html", queue_summary())
 
     def moderated_thread(self, request, object_id):
         if not self.has_moderate_permission(request):

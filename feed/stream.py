@@ -14,10 +14,10 @@ from django.db.models import Max
 
 from feed.follow import SHARED_READS, caller_now
 from feed.profile import feed_setting
-from forum import cursors
+from forum import cursors, selectors
 from forum.actors import Actor
 from forum.listings import Listing, events_listing, inbox_listing
-from forum.models import AwaitingAct, StateEvent, Thread
+from forum.models import AwaitingAct, Thread
 from parley_site.errors import InvalidBody
 
 RETRY_MILLISECONDS = 2000  # how soon an EventSource reconnects after a dropped connection
@@ -65,7 +65,7 @@ def head(scope):
     """The list's current end: a stream opened without a cursor starts after it (§14.1)."""
     if scope == "inbox":
         return Thread.objects.aggregate(end=Max("awaiting_seq"))["end"] or 0
-    return StateEvent.objects.aggregate(end=Max("id"))["end"] or 0
+    return selectors.event_head()
 
 
 def refusal_frame(error):

@@ -2,7 +2,7 @@
 never writes."""
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Case, F, Max, OuterRef, Q, Subquery, When
 from django.utils import timezone
 
 from forum import limits
@@ -185,6 +185,22 @@ def in_moderation_queue():
     inbox, and only a moderator can still end them (§14.1)."""
     full = Q(message_count__gte=limits.limit("thread_max_messages")) & ~Q(state__in=TERMINAL_STATES)
     return Q(state_confirmed_at__isnull=True) | full
+
+
+def moderation_queue_entered_after(moment):
+    """The threads in the moderation queue that entered it after `moment` (None: all of them), in the
+    order they entered: a pending thread when its proposal was made, a full one with its last message."""
+    proposed_at = Subquery(pending_proposal(OuterRef("pk")).values("at"))
+    entered = Case(When(state_confirmed_at__isnull=True, then=proposed_at), default=F("updated_at"))
+    queue = Thread.objects.filter(in_moderation_queue()).annotate(entered_at=entered)
+    if moment is not None:
+        queue = queue.filter(entered_at__gt=moment)
+    return queue.order_by("entered_at", "pk")
+
+
+def event_head():
+    """The newest state event's id (0 without any): where a list of events that starts now begins."""
+    return StateEvent.objects.aggregate(end=Max("id"))["end"] or 0
 
 
 def state_events(thread):

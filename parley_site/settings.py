@@ -195,7 +195,26 @@ TASKS = {
 }
 
 # Periodic jobs `parley_worker` enqueues: the dotted path of a task -> seconds between two runs.
-PARLEY_PERIODIC_TASKS = {}
+PARLEY_PERIODIC_TASKS = {
+    "console.digests.send_digests": 60,  # each moderator still gets at most one per PARLEY_NOTIFY_MINUTES
+}
+
+# Mail (the moderators' digests, docs/deploy.md): Django's own settings, from the environment. The demo
+# (DEBUG) prints mails on the console unless EMAIL_BACKEND says otherwise.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
+    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, 1, 65535)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "parley@localhost")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# A moderator opted in to digests gets at most one mail in this many minutes.
+PARLEY_NOTIFY_MINUTES = env_int("PARLEY_NOTIFY_MINUTES", 15, 1, 10080)
+# Where people reach this server, for the absolute links of mails (no trailing slash).
+PARLEY_PUBLIC_URL = os.environ.get("PARLEY_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
 # Secrets the server must use but a database dump alone must not reveal (webhook signing secrets, the realm's
 # private keys) are sealed with these Fernet keys: the first seals, every one opens, so a key is rotated by

@@ -1,6 +1,10 @@
 """Personas: alice and bob write, mod holds lock, mallory only reads, a human staff user; and thread_in,
 the one builder of threads in every state of §9."""
 
+import socket
+import threading
+import time
+
 import pytest
 from django.db.backends.signals import connection_created
 from rest_framework.test import APIClient
@@ -19,6 +23,37 @@ def read_through_shared_cache_locks(sender, connection, **kwargs):
 
 
 connection_created.connect(read_through_shared_cache_locks)
+
+
+@pytest.fixture
+def asgi_live_server(transactional_db):
+    """parley_site.asgi:application under uvicorn, in this process, on a free port (its base URL): the
+    application as it is served, with held calls and event streams, against the test database. Without the
+    lifespan, whose shutdown would stop the process's feed listener for the tests after this one; the stream
+    slots' connection is closed here instead, and the listener retires once nothing listens. Static files
+    come from the apps' folders, as under `make run` (a deployment serves what `collectstatic` gathered)."""
+    import uvicorn
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    from feed.hub import HUB
+    from feed.slots import SLOTS
+    from parley_site.asgi import application
+
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(ASGIStaticFilesHandler(application), lifespan="off",
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{listening.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(10)
+    SLOTS.close()
+    while HUB.watching and time.monotonic() < deadline + 20:
+        time.sleep(0.1)
 
 
 @pytest.fixture

@@ -2,8 +2,10 @@
 from django import template
 from django.urls import reverse
 
-from console.filters import QUEUE_PARAMETER
-from forum.selectors import moderation_queue_size
+from console.access import can_act_as_human
+from console.filters import queue_summary
+from forum import cursors
+from forum.selectors import event_head
 
 register = template.Library()
 
@@ -12,8 +14,34 @@ register = template.Library()
 def moderation_queue():
     """The moderation queue, one click from the admin index, with its size: threads whose state is a
     proposal awaiting confirmation or dismissal (§8), and full threads not yet ended (§14.1)."""
-    return {"size": moderation_queue_size(),
-            "url": f"{reverse('admin:forum_thread_changelist')}?{QUEUE_PARAMETER}=yes"}
+    return queue_summary()
+
+
+@register.inclusion_tag("console/_queue_count.html")
+def queue_count():
+    """The queue's size in the header of every console page, kept current by console/live.js."""
+    return queue_summary()
+
+
+@register.inclusion_tag("console/_live.html", takes_context=True)
+def live(context):
+    """The page's live indicator and what console/live.js needs: the feed's event stream (§16), which the
+    staff session reads as a token would (forum.api.authentication), from the events of this very render on
+    (so nothing that happens while the page loads is missed); the page's thread if it shows one (other
+    threads' events only update the queue count); and where the count alone is fetched."""
+    thread = context.get("thread")
+    return {
+        "stream_url": f"{reverse('event_stream')}?since={cursors.encode('events', event_head())}",
+        "thread_ref": f"th_{thread.pk}" if thread is not None else "",
+        "count_url": reverse("admin:forum_thread_queue_count"),
+    }
+
+
+@register.simple_tag(takes_context=True)
+def can_moderate(context):
+    """Whether the signed-in user moderates (console.access: the one rule, also the digests' rule)."""
+    request = context.get("request")
+    return request is not None and can_act_as_human(request.user)
 
 
 @register.inclusion_tag("console/_author.html")

@@ -1,41 +1,18 @@
 """`subscriptions/listen` (Parley v1 §2, MCP push): the SDK client's listen against the ASGI application
 as it is served. Woken by the feed's notes (PostgreSQL's LISTEN/NOTIFY; SQLite wakes in-process), refused
 before anything is acknowledged."""
-import socket
-import threading
 import time
 
 import anyio
 import pytest
-import uvicorn
 from mcp.shared.exceptions import MCPError
 
-from feed.hub import HUB
-from feed.slots import SLOTS
 from tests.mcp_bridge.test_sdk import http_client
 
 
 @pytest.fixture
-def asgi_server(transactional_db):
-    """parley_site.asgi:application under uvicorn, in this process, on a free port. Without the lifespan,
-    whose shutdown would stop the process's feed listener for the tests after this one; the stream slots'
-    connection is closed here instead, and the listener retires once nothing listens."""
-    from parley_site.asgi import application
-
-    listening = socket.socket()
-    listening.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(application, lifespan="off", log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{listening.getsockname()[1]}/mcp"
-    server.should_exit = True
-    thread.join(10)
-    SLOTS.close()
-    while HUB.watching and time.monotonic() < deadline + 20:
-        time.sleep(0.1)
+def asgi_server(asgi_live_server):
+    return f"{asgi_live_server}/mcp"
 
 
 def test_listen_on_the_inbox_wakes_within_a_second_when_another_agent_asks(asgi_server, alice, bob):
