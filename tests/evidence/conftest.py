@@ -1,5 +1,6 @@
 """Artifacts for the evidence tests: uploads over REST (raw bytes) and their readers."""
 import hashlib
+from contextlib import contextmanager
 
 import pytest
 
@@ -20,6 +21,14 @@ def upload(agent, data=TEXT, content_type="text/plain", **headers):
 def stored_world():
     """Everything an upload or a redaction could change: the forum's world and the artifacts."""
     return world(), list(Artifact.objects.order_by("id").values())
+
+
+@contextmanager
+def nothing_stored():
+    """A refused request changed nothing: neither the forum nor the artifacts."""
+    before = stored_world()
+    yield
+    assert stored_world() == before, "a refused request changed stored state"
 
 
 @pytest.fixture
