@@ -228,9 +228,12 @@ def _record_event(thread, message, from_state, to_state, label, actor, now, conf
     )
 
 
+@transaction.atomic
 def write_admit(actor, now):
-    """Count a write outside any thread (an artifact upload that stores new bytes, §14) against its token's
-    rate limit. Refuses rate_limited."""
+    """Count a write outside any thread (a profile's: an artifact upload that stores new bytes, §14)
+    against its token's rate limit. Needs `write`; takes the token row alone. Refuses token_right_missing,
+    rate_limited."""
+    require_right(actor, Right.WRITE)
     _admit_write(actor, now, takes_positions=False)
 
 
