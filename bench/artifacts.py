@@ -2,9 +2,11 @@
 command, against plain file copying (`shutil.copyfile`) on the same disk, where the artifacts store is.
 
 Starts gunicorn (gunicorn.conf.py) on 127.0.0.1 against a PostgreSQL database of its own, with the
-artifacts store in a directory of its own beside the copies; uploads --count distinct artifacts of each
-size (each stores new bytes), downloads each back, and copies a file of each size as often. Prints MiB/s
-and requests per second. Not a test: it prints figures (docs/performance.md records them).
+artifacts store in a directory of its own beside the copies; uploads --small-count 1 KiB and --large-count
+10 MiB distinct artifacts (each stores new bytes), downloads each back, and copies a file of each size as
+often. One client, requests in sequence on one connection. Prints MiB/s and requests per second, and for
+scale the rate of `whoami`, the cheapest authenticated request. Not a test: it prints figures
+(docs/performance.md records them).
 
     .venv/bin/python bench/artifacts.py
 """
@@ -79,6 +81,14 @@ def download_all(connection, secret, ids, size):
         assert response.status == 200 and len(response.read()) == size
 
 
+def whoami_all(connection, secret, count):
+    """The cheapest authenticated request of this stack, for scale: what any request costs here."""
+    for _ in range(count):
+        connection.request("GET", "/api/v1/whoami", headers={"Authorization": f"Bearer {secret}"})
+        response = connection.getresponse()
+        assert response.status == 200 and response.read()
+
+
 def copy_all(source, target_dir, count):
     for n in range(count):
         shutil.copyfile(source, target_dir / f"copy-{n}")
@@ -107,6 +117,8 @@ def main():
                             PARLEY_WRITES_PER_MINUTE=10**9, LOG_LEVEL="WARNING") as server:
             connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
             print(f"artifacts through gunicorn ({args.workers} workers) vs shutil.copyfile, store in {base}")
+            seconds = timed(lambda: whoami_all(connection, secret, args.small_count))
+            print(f"whoami x {args.small_count} (any request's cost here): {args.small_count / seconds:.1f} per second")
             for label, size in SIZES.items():
                 count = args.small_count if size < MiB else args.large_count
                 datas = payloads(size, count)
