@@ -44,7 +44,8 @@ def upload_over_asgi(token, data, declare_length=True, chunk=CHUNK):
              "headers": headers, "client": ("127.0.0.1", 1), "server": ("testserver", 80)}
     async_to_sync(application)(scope, receive, send)
     status = next(message["status"] for message in sent if message["type"] == "http.response.start")
-    return status, b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body"), read
+    body = b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
+    return status, body, read
 
 
 @pytest.fixture
