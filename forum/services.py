@@ -228,6 +228,15 @@ def _record_event(thread, message, from_state, to_state, label, actor, now, conf
     )
 
 
+@transaction.atomic
+def write_admit(actor, now):
+    """Count a write outside any thread (a profile's: an artifact upload that stores new bytes, §14)
+    against its token's rate limit. Needs `write`; takes the token row alone. Refuses token_right_missing,
+    rate_limited."""
+    require_right(actor, Right.WRITE)
+    _admit_write(actor, now, takes_positions=False)
+
+
 def _admit_write(actor, now, takes_positions=True):
     """Every check but the rate limit has passed: count the write against its token's rate limit and, if
     it will take cursor positions (forum.sequences), lock their order in the same statement. Humans are not

@@ -116,7 +116,7 @@ class LimitExceeded(ParleyError):
 
 class RequestTooLarge(LimitExceeded):
     status = 413
-    when = "the request body exceeds request_max_bytes"
+    when = "the request body exceeds request_max_bytes (an artifact upload: artifact_max_bytes)"
 
 
 class RateLimited(ParleyError):

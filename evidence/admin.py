@@ -1,0 +1,111 @@
+"""The artifacts in the moderators' console (§18): listed and read by staff, redacted by the human (a
+button on the artifact's page, and an action on the list), through the one service. A claim's page shows
+the artifacts its proofs name: text inline and escaped, anything else as a download."""
+from django.contrib import admin, messages
+from django.contrib.admin.utils import quote, unquote
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from console.access import StaffReadOnly
+from dialectic.admin import show_proofs_of
+from evidence import media, storage
+from evidence.models import Artifact
+from evidence.operations import redact_input
+from evidence.selectors import artifact_find, parse_id
+from evidence.services import artifact_redact
+from forum.actors import Actor
+from parley_site.errors import ParleyError
+
+INLINE_MAX_BYTES = 16384  # the text a claim page shows of one artifact; the download has the rest
+
+
+def bytes_url(artifact):
+    return f"/api/v1/artifacts/{artifact.pk}"
+
+
+def page_url(artifact):
+    return reverse("admin:evidence_artifact_change", args=[quote(artifact.pk)])
+
+
+def artifact_proof(proof, note):
+    """An artifact proof on a claim's page: what it names, as the console may show it."""
+    artifact = artifact_find(parse_id(proof["ref"]) or "")
+    if artifact is None:
+        return format_html("artifact: <code>{}</code> (not stored){}", proof["ref"], note)
+    heading = format_html('artifact: <a href="{}"><code>{}</code></a> ({} bytes, {}){}', page_url(artifact),
+                          artifact.pk, artifact.size, artifact.media_type, note)
+    if artifact.redacted_at is not None:
+        return format_html("{} — redacted by {} at {}", heading, artifact.redacted_by, artifact.redacted_at)
+    download = format_html('<a href="{}" download>download</a>', bytes_url(artifact))
+    if not media.is_textual(artifact.media_type):
+        return format_html("{} {}", heading, download)
+    text = storage.head(artifact.storage_name, INLINE_MAX_BYTES).decode("utf-8", errors="replace")
+    more = "…" if artifact.size > INLINE_MAX_BYTES else ""
+    return format_html('{} {}<pre class="artifact-text">{}{}</pre>', heading, download, text, more)
+
+
+show_proofs_of("artifact", artifact_proof)
+
+
+class ArtifactAdmin(StaffReadOnly, admin.ModelAdmin):
+    list_display = ["id", "size", "media_type", "uploaded_identity", "created_at", "redacted"]
+    list_filter = ["media_type", ("redacted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["id", "uploaded_identity"]
+    ordering = ["-created_at"]
+    fields = ["id", "size", "media_type", "uploaded_identity", "uploaded_kind", "created_at", "attests",
+              "download", "redacted_by", "redacted_at", "redacted_reason"]
+    readonly_fields = fields
+    actions = ["redact"]
+    change_form_template = "admin/evidence/artifact/change_form.html"
+
+    @admin.display(boolean=True, description="redacted", ordering="redacted_at")
+    def redacted(self, artifact):
+        return artifact.redacted_at is not None
+
+    @admin.display(description="bytes")
+    def download(self, artifact):
+        if artifact.redacted_at is not None:
+            return "erased"
+        return format_html('<a href="{}" download>download</a> (served as {})', bytes_url(artifact),
+                           media.served(artifact.media_type))
+
+    @admin.action(description="Redact the selected artifacts (erase their bytes)", permissions=["moderate"])
+    def redact(self, request, queryset):
+        for artifact in queryset.order_by("pk"):
+            self.redact_one(request, artifact.pk)
+
+    def redact_one(self, request, artifact_id):
+        reason = request.POST.get("reason", "").strip()
+        try:
+            if reason:  # checked as the operation checks it (evidence.operations)
+                redact_input().validate({"artifact": artifact_id, "reason": reason})
+            artifact_redact(Actor.for_user(request.user), artifact_id, reason)
+        except ParleyError as refusal:
+            self.message_user(request, f"{artifact_id}: refused — {refusal.reason}: {refusal.message}",
+                              messages.ERROR)
+            return
+        self.message_user(request, f"{artifact_id}: redacted; its bytes are erased", messages.SUCCESS)
+
+    def get_urls(self):
+        redact_url = path("<path:object_id>/redact/", self.admin_site.admin_view(self.redact_view),
+                          name="evidence_artifact_redact")
+        return [redact_url, *super().get_urls()]
+
+    def redact_view(self, request, object_id):
+        """The artifact page's button (POST): redact this one artifact."""
+        if request.method != "POST" or not self.has_moderate_permission(request):
+            raise PermissionDenied
+        artifact = self.get_object(request, unquote(object_id))
+        if artifact is None:
+            raise PermissionDenied
+        self.redact_one(request, artifact.pk)
+        return redirect(page_url(artifact))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = {"can_moderate": self.has_moderate_permission(request), **(extra_context or {})}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+admin.site.register(Artifact, ArtifactAdmin)
