@@ -12,8 +12,13 @@ MANIFEST_SCHEMA = strict({
 
 
 def manifest_section():
-    return {"keys": KEYS_PATH, "trusted_realms": trusted_realm_names()}
+    return {"keys": KEYS_PATH}
+
+
+def stored_section():
+    return {"trusted_realms": trusted_realm_names()}
 
 
 def evidence_profile():
-    return Profile(name="evidence", manifest=manifest_section, manifest_schema=MANIFEST_SCHEMA)
+    return Profile(name="evidence", manifest=manifest_section, stored=stored_section,
+                   manifest_schema=MANIFEST_SCHEMA)

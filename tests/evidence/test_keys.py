@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from evidence.keys import listed_keys, unbase64url
 from evidence.models import RealmKey
+from tests.console.console import logged_in
 from parley_site.sealing import unseal
 
 
@@ -96,3 +97,11 @@ def test_retiring_an_unknown_or_retired_key_is_refused(realm_key):
     for kid in (realm_key.kid, "0" * 16):
         with pytest.raises(CommandError, match="no listed key"):
             call_command("parley_keys", "retire", kid)
+
+
+def test_the_console_lists_the_keys_without_their_private_halves(staff_reader, realm_key):
+    page = logged_in(staff_reader).get("/admin/evidence/realmkey/").content.decode()
+    assert realm_key.kid in page and "signing" in page
+    assert realm_key.sealed_private_key not in page
+    detail = logged_in(staff_reader).get(f"/admin/evidence/realmkey/{realm_key.pk}/change/").content.decode()
+    assert realm_key.kid in detail and realm_key.sealed_private_key not in detail

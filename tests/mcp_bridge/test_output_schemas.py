@@ -4,6 +4,7 @@ every tool, from a conversation that reaches every kind of answer, validate agai
 import pytest
 from jsonschema import Draft202012Validator
 
+from evidence.keys import key_create
 from mcp_bridge.tools import REFUSAL_SCHEMA
 from tests.mcp_bridge.conftest import McpAgent
 from tests.mcp_bridge.schema_walk import untyped_or_open
@@ -56,6 +57,8 @@ def results(alice, bob, carol, mod):
     call(moderator, "dismiss", {"thread": other})
     call(answerer, "read_claim", {"claim": claim})
     call(answerer, "list_claims", {"thread": thread})
+    key_create()
+    call(answerer, "export_attestation", {"claim": claim})
     return calls
 
 

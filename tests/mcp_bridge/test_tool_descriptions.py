@@ -24,6 +24,7 @@ WHEN_TO_USE = {
     "dismiss": "Moderators (lock)",
     "read_claim": "before you attest, refute or verify it",
     "list_claims": "find claims to check or build on",
+    "export_attestation": "take this realm's signed judgement of a claim to another realm",
 }
 SERVER_SET = {"id", "author_kind", "created_at"}
 
