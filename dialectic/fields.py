@@ -50,6 +50,12 @@ def commit_problem(ref):
 REF_CHECKS = {"url": url_problem, "hash": hash_problem, "commit": commit_problem}
 
 
+def check_refs_of(kind, problem):
+    """A profile that holds what one kind of proof points at checks its refs too: `problem(ref)` -> what
+    is wrong, or None. (evidence: an `artifact` proof must name a stored artifact, §18.)"""
+    REF_CHECKS[kind] = problem
+
+
 class ProofShape(Obj):
     """A proof is a pointer, never an opinion (§10): `{kind, ref, note?}`, `ref` checked per kind."""
 

@@ -6,7 +6,7 @@ class EvidenceConfig(AppConfig):
     verbose_name = "Evidence: artifacts, attestations, quorum"
 
     def ready(self):
-        # The core never imports a profile; the profile plugs its manifest and operations in.
+        # The core never imports a profile; the profile plugs its operations and its proof rule in.
         from evidence.operations import register_operations
         from evidence.profile import evidence_profile
         from forum.profiles import register

@@ -2,9 +2,10 @@
 media type, are an attestation of another realm and must pass every check, or the upload is refused
 `invalid_body` (detail.field "signatures") and nothing is stored. Every other upload is no attestation.
 
-The artifacts' upload calls `inspect` with the bytes (envelopes are small JSON: an upload above 1 MiB is
-not inspected) and stores its answer as the artifact's `attests`; their renderer shows it through
-`attests_view`, which decides `trusted` when read."""
+The artifacts' upload calls `inspect` with the bytes when they are at most INSPECTED_MAX_BYTES (a DSSE
+envelope is small JSON), else with None: a larger upload is never an envelope, and is not read into memory
+for this check. It stores the answer as the artifact's `attests`, which reads through `attests_view`: that
+decides `trusted` when read."""
 import json
 import re
 
@@ -17,6 +18,7 @@ from evidence.attestations import ED25519, PAYLOAD_TYPE, PREDICATE_TYPE, STATEME
 from evidence.trust import trusted_keys
 from parley_site.errors import InvalidBody
 
+INSPECTED_MAX_BYTES = 1024 * 1024
 ENVELOPE_FIELDS = {"payloadType", "payload", "signatures"}
 SUBJECT_NAME = re.compile(r"^parley:(?P<realm>[^/]+)/(?P<claim>cl_[0-9]+)$")
 ATTESTS_FIELDS = ("realm", "claim", "state", "certainty", "signed_at", "kid")
@@ -28,7 +30,9 @@ def refuse(message):
 
 def inspect(data):
     """The `attests` record of a valid attestation from a trusted realm, None for bytes that are no DSSE
-    envelope; `invalid_body` (field "signatures") for an envelope failing any check of §18."""
+    envelope (or None); `invalid_body` (field "signatures") for an envelope failing any check of §18."""
+    if data is None:
+        return None
     envelope = parsed_envelope(data)
     if envelope is None:
         return None

@@ -49,6 +49,14 @@ class Operation:
         return self.output() if callable(self.output) else self.output
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What a run answers when its status depends on what it found: an upload is 201 for new bytes, 200
+    for bytes stored already (§18)."""
+    status: int
+    body: dict
+
+
 OPERATIONS = {}
 
 
@@ -97,6 +105,8 @@ def _answer(operation, actor, arguments):
     result = operation.run(actor, operation.input().validate(arguments))
     if isinstance(result, Held):
         return result.then(partial(_with_status, operation.status))
+    if isinstance(result, Answer):
+        return result.status, result.body
     return operation.status, result
 
 

@@ -228,6 +228,12 @@ def _record_event(thread, message, from_state, to_state, label, actor, now, conf
     )
 
 
+def write_admit(actor, now):
+    """Count a write outside any thread (an artifact upload that stores new bytes, §14) against its token's
+    rate limit. Refuses rate_limited."""
+    _admit_write(actor, now, takes_positions=False)
+
+
 def _admit_write(actor, now, takes_positions=True):
     """Every check but the rate limit has passed: count the write against its token's rate limit and, if
     it will take cursor positions (forum.sequences), lock their order in the same statement. Humans are not

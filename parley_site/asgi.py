@@ -12,6 +12,8 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parley_site.settings")
 django_application = get_asgi_application()
 
+from django.conf import settings  # noqa: E402
+
 from forum.limits import limit  # noqa: E402  (apps load with get_asgi_application)
 from mcp_bridge.http import mounted, too_large  # noqa: E402
 from parley_site.bodylimit import bounded_bodies  # noqa: E402
@@ -20,6 +22,7 @@ from parley_site.lifespan import with_lifespan  # noqa: E402
 from parley_site.sync_threads import SYNC_WORK, on_shared_threads  # noqa: E402
 
 MCP_PATH = "/mcp"
+ARTIFACTS_PATH = "/api/v1/artifacts"
 
 
 def request_max_bytes():
@@ -33,6 +36,14 @@ def too_large_body(path):
     return RequestTooLarge("request_max_bytes", request_max_bytes()).as_body()
 
 
+def streamed_upload(scope):
+    """§18: an artifact upload streams through under artifact_max_bytes, not request_max_bytes."""
+    if scope["path"] == ARTIFACTS_PATH and scope["method"] == "POST":
+        maximum = settings.PARLEY_EVIDENCE["artifact_max_bytes"]
+        return maximum, RequestTooLarge("artifact_max_bytes", maximum).as_body()
+    return None
+
+
 def with_mcp(django, mcp):
     async def application(scope, receive, send):
         if scope["type"] == "http" and scope["path"] == MCP_PATH:
@@ -42,4 +53,4 @@ def with_mcp(django, mcp):
 
 
 application = with_lifespan(bounded_bodies(with_mcp(on_shared_threads(django_application), mounted(SYNC_WORK)),
-                                           request_max_bytes, too_large_body))
+                                           request_max_bytes, too_large_body, streamed_upload))

@@ -163,6 +163,20 @@ STORAGES = {
     # Compressed, not hashed: templates keep working before `collectstatic` has run (tests, make run).
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# Parley v1 §18: the artifacts' bytes, each under its SHA-256 (evidence/storage.py). The file system by
+# default; any S3-compatible store when PARLEY_ARTIFACTS_S3_BUCKET is set, its credentials from the standard
+# AWS environment (AWS_ACCESS_KEY_ID, ...; docs/deploy.md).
+PARLEY_ARTIFACTS_DIR = Path(os.environ.get("PARLEY_ARTIFACTS_DIR") or BASE_DIR / "artifacts-store")
+if os.environ.get("PARLEY_ARTIFACTS_S3_BUCKET"):
+    STORAGES["artifacts"] = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
+        "bucket_name": os.environ["PARLEY_ARTIFACTS_S3_BUCKET"],
+        "endpoint_url": os.environ.get("PARLEY_ARTIFACTS_S3_ENDPOINT_URL") or None,
+        "region_name": os.environ.get("PARLEY_ARTIFACTS_S3_REGION") or None,
+        "file_overwrite": True,  # a name is its content's hash: the same name holds the same bytes
+        "default_acl": None, "querystring_auth": False}}
+else:
+    STORAGES["artifacts"] = {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {
+        "location": PARLEY_ARTIFACTS_DIR, "base_url": None, "allow_overwrite": True}}
 # Until `collectstatic` has filled STATIC_ROOT (tests, `make run`), WhiteNoise looks files up per request
 # instead of warning at every start that there is nothing to serve.
 WHITENOISE_AUTOREFRESH = DEBUG or not STATIC_ROOT.is_dir()
@@ -223,6 +237,10 @@ PARLEY_FEED = {
     "streams_per_token_max": env_int("PARLEY_FEED_STREAMS_PER_TOKEN", 4, 1, 64),
     "waits_per_token_max": env_int("PARLEY_FEED_WAITS_PER_TOKEN", 4, 1, 64),
     "heartbeat_seconds": env_int("PARLEY_FEED_HEARTBEAT_SECONDS", 15, 1, 60),
+}
+# Parley v1 §18, profile evidence: the largest artifact upload, counted as it arrives.
+PARLEY_EVIDENCE = {
+    "artifact_max_bytes": env_int("PARLEY_ARTIFACT_MAX_BYTES", 10485760, 1, 1 << 34),
 }
 # A query of a request that runs longer is cancelled and the request refused 503 (PostgreSQL; 0: none).
 PARLEY_STATEMENT_TIMEOUT_MS = env_int("PARLEY_STATEMENT_TIMEOUT_MS", 5000, 0, 600000)

@@ -97,13 +97,18 @@ class OperationView(APIView):
             raw = request._request.body
             arguments = parse_json(raw) if raw else {}
         if self.path_argument:
-            prefix, label = PATH_OBJECTS[self.path_argument]
-            number = Ref(prefix).parse(ref)
-            if number is None:
-                raise NotFound(label, ref)  # §14.1: a malformed id in a path is not_found
+            value = self.path_value(ref)
             if isinstance(arguments, dict):
-                arguments = {**arguments, self.path_argument: number}
+                arguments = {**arguments, self.path_argument: value}
         return arguments
+
+    def path_value(self, ref):
+        """The operation's argument a URL path segment names."""
+        prefix, label = PATH_OBJECTS[self.path_argument]
+        number = Ref(prefix).parse(ref)
+        if number is None:
+            raise NotFound(label, ref)  # §14.1: a malformed id in a path is not_found
+        return number
 
     def answer(self, request, ref=None):
         key = None if self.operation.read_only else request.headers.get("Idempotency-Key")

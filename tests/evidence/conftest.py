@@ -1,6 +1,7 @@
-"""Evidence fixtures: a claim verified here, this realm's key, and another realm (`acme`) that signs with a
-key of its own, its JWKS trusted here or not."""
+"""Evidence fixtures: artifacts uploaded over REST (raw bytes) and their readers; a claim verified here,
+this realm's key, and another realm (`acme`) that signs with a key of its own, its JWKS trusted here or not."""
 import base64
+import hashlib
 import json
 from dataclasses import dataclass
 
@@ -10,10 +11,36 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from evidence.attestations import in_toto_statement, signed_envelope
 from evidence.keys import jwk, key_create, key_id
+from evidence.models import Artifact
 from evidence.trust import realm_trust
 from forum.actors import Actor
 from tests.conftest import Agent
 from tests.dialectic.conftest import act, assert_claim
+from tests.forum.expect import world
+
+TEXT = b"The build log says: 3 tests failed.\n"
+
+
+def artifact_id(data):
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def upload(agent, data=TEXT, content_type="text/plain", **headers):
+    return agent.client.post("/api/v1/artifacts", data, content_type=content_type, **headers)
+
+
+def stored_world():
+    """Everything an upload or a redaction could change: the forum's world and the artifacts."""
+    return world(), list(Artifact.objects.order_by("id").values())
+
+
+@pytest.fixture
+def stored(as_alice):
+    """An artifact alice uploaded: its id."""
+    response = upload(as_alice)
+    assert response.status_code == 201, response.content
+    return response.json()["artifact"]["id"]
+
 
 OTHER_REALM = "acme"
 OPERATOR = Actor.for_operator("tests")

@@ -57,6 +57,9 @@ def results(alice, bob, carol, mod):
     call(moderator, "dismiss", {"thread": other})
     call(answerer, "read_claim", {"claim": claim})
     call(answerer, "list_claims", {"thread": thread})
+    artifact = call(asker, "put_artifact", {"text": "3 tests failed."})["artifact"]["id"]
+    call(answerer, "read_artifact", {"artifact": artifact})
+    call(moderator, "redact_artifact", {"artifact": artifact, "reason": "a leaked secret"})
     key_create()
     call(answerer, "export_attestation", {"claim": claim})
     return calls

@@ -24,6 +24,9 @@ WHEN_TO_USE = {
     "dismiss": "Moderators (lock)",
     "read_claim": "before you attest, refute or verify it",
     "list_claims": "find claims to check or build on",
+    "put_artifact": "to cite it as a proof",
+    "read_artifact": "before you rely on it",
+    "redact_artifact": "Moderators (lock)",
     "export_attestation": "take this realm's signed judgement of a claim to another realm",
 }
 SERVER_SET = {"id", "author_kind", "created_at"}

@@ -5,9 +5,8 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
 
-    initial = True
-
     dependencies = [
+        ("evidence", "0001_initial"),
     ]
 
     operations = [

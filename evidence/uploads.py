@@ -1,0 +1,69 @@
+"""An upload is staged before it is stored (Parley v1 §18): its bytes stream into a temporary file while
+they are hashed and counted, a chunk at a time, so that no upload is ever held whole in memory, and one
+past `artifact_max_bytes` is refused as soon as its bytes pass the limit."""
+import hashlib
+from dataclasses import dataclass
+
+from django.core.files.uploadedfile import TemporaryUploadedFile
+
+from evidence.envelopes import INSPECTED_MAX_BYTES
+from parley_site.errors import RequestTooLarge
+
+CHUNK_BYTES = 64 * 1024
+
+
+@dataclass
+class Staged:
+    """Bytes received whole: where they wait, how many, and their id `sha256:<hex>`."""
+    file: TemporaryUploadedFile
+    size: int
+    id: str
+
+    def __str__(self):
+        # What an idempotency fingerprint (forum.idempotency) records of an upload: its content.
+        return self.id
+
+    def inspected_bytes(self):
+        """The bytes for evidence.envelopes.inspect: all of them up to INSPECTED_MAX_BYTES, else None."""
+        if self.size > INSPECTED_MAX_BYTES:
+            return None
+        self.file.seek(0)
+        data = self.file.read()
+        self.file.seek(0)
+        return data
+
+    def close(self):
+        self.file.close()
+
+
+def stage(chunks, max_bytes, limit_name="artifact_max_bytes"):
+    """Stream `chunks` (an iterable of bytes) into a temporary file while hashing them. Refuses 413
+    limit_exceeded naming `limit_name` once more than `max_bytes` have arrived."""
+    digest, size = hashlib.sha256(), 0
+    file = TemporaryUploadedFile("artifact", "application/octet-stream", None, None)
+    try:
+        for chunk in chunks:
+            size += len(chunk)
+            if size > max_bytes:
+                raise RequestTooLarge(limit_name, max_bytes)
+            digest.update(chunk)
+            file.write(chunk)
+        file.flush()
+        file.seek(0)
+    except BaseException:
+        file.close()
+        raise
+    file.size = size
+    return Staged(file, size, f"sha256:{digest.hexdigest()}")
+
+
+def request_chunks(request):
+    """A request's body a chunk at a time, as it is read from the client (WSGI) or from the file Django's
+    ASGI handler spooled it to, never as `request.body`, which would read it whole into memory."""
+    while chunk := request.read(CHUNK_BYTES):
+        yield chunk
+
+
+def text_chunks(data):
+    for start in range(0, len(data), CHUNK_BYTES):
+        yield data[start:start + CHUNK_BYTES]
