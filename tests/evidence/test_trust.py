@@ -11,7 +11,8 @@ from evidence.keys import jwk
 from evidence.models import TrustedRealm
 from tests.conftest import Agent
 from tests.console.console import grant, logged_in
-from tests.evidence.conftest import Realm
+from tests.dialectic.conftest import act, assert_claim
+from tests.evidence.conftest import Realm, upload
 
 CHANGELIST = "/admin/evidence/trustedrealm/"
 
@@ -134,3 +135,17 @@ def test_staff_without_moderation_only_read_the_trusted_realms(staff_reader, tru
     pk = TrustedRealm.objects.get().pk
     assert reader.post(f"{CHANGELIST}{pk}/delete/", {"post": "yes"}).status_code == 403
     assert TrustedRealm.objects.exists()
+
+
+def test_a_claims_page_shows_the_attestations_its_proofs_cite_and_whether_they_are_trusted_now(
+        console, as_alice, as_bob, trusted_acme):
+    attestation = upload(as_bob, trusted_acme.sign(), content_type="application/json").json()["artifact"]["id"]
+    thread = as_alice.ask("Is the sky blue, as acme says?")
+    claim = assert_claim(as_alice, thread)
+    assert act(as_bob, "attest", claim, thread, proof=[{"kind": "artifact", "ref": attestation}]).status_code == 201
+    page = f"/admin/dialectic/claim/{claim.removeprefix('cl_')}/change/"
+    shown = console.get(page).content.decode()
+    assert attestation in shown and "realm <strong>acme</strong> found cl_7 verified" in shown
+    assert trusted_acme.kid in shown and "signature checked at upload; trusted now" in shown
+    call_command("parley_trust", "remove", "acme")
+    assert "NOT trusted now" in console.get(page).content.decode()
