@@ -5,7 +5,7 @@ import base64
 import functools
 import hashlib
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 from django.conf import settings
 from django.db import transaction
@@ -85,7 +85,3 @@ def signing_key():
 def _private_key(kid, sealed):
     # Keyed by kid and sealed text, so a cached key is always the one the row holds now.
     return Ed25519PrivateKey.from_private_bytes(unseal(sealed))
-
-
-def public_key(raw_public):
-    return Ed25519PublicKey.from_public_bytes(raw_public)
