@@ -22,6 +22,15 @@ from parley_site.errors import InvalidBody, ParleyError
 HUMAN_ACTS = {"verify": "Verified by the moderator.", "refute": "Refuted by the moderator."}
 
 
+# kind -> show(proof, note) -> HTML: how a profile that holds what a kind of proof points at shows it
+# (evidence: the artifact itself). Added from the profile's admin module (show_proofs_of).
+PROOF_VIEWS = {}
+
+
+def show_proofs_of(kind, show):
+    PROOF_VIEWS[kind] = show
+
+
 def proof_links(proofs):
     """Proofs as a list, URLs as links (they are validated absolute http(s) URLs, §10), all escaped."""
     if not proofs:
@@ -31,6 +40,8 @@ def proof_links(proofs):
 
 def proof_item(proof):
     note = format_html(" — {}", proof["note"]) if proof.get("note") else ""
+    if proof["kind"] in PROOF_VIEWS:
+        return PROOF_VIEWS[proof["kind"]](proof, note)
     if proof["kind"] == "url":
         return format_html('url: <a href="{}" rel="noreferrer noopener" target="_blank">{}</a>{}',
                            proof["ref"], proof["ref"], note)

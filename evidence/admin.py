@@ -1,19 +1,140 @@
-"""The moderators' side of §18: the realms this one trusts (added with their JWKS, updated, removed, all
-through evidence.trust), this realm's keys, read only (they change through `manage.py parley_keys`), and on
-a claim's page the other realms' attestations its proofs cite: who signed, and whether it is trusted now."""
+"""The evidence profile in the moderators' console (§18). Artifacts: listed and read by staff, redacted by
+the human (a button on the artifact's page, and an action on the list), through the one service. A claim's
+page shows the artifacts its proofs name: text inline and escaped, anything else as a download, and for
+another realm's attestation who signed it and whether it is trusted now. The realms this one trusts:
+added with their JWKS, updated and removed by moderators, through evidence.trust. This realm's keys, read
+only: they change through `manage.py parley_keys`."""
 from django import forms
-from django.contrib import admin
-from django.core.exceptions import ValidationError
-from django.utils.html import format_html, format_html_join
+from django.contrib import admin, messages
+from django.contrib.admin.utils import quote, unquote
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import redirect
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from console.access import StaffReadOnly
-from dialectic.admin import ClaimAdmin
-from dialectic.models import Claim
+from dialectic.admin import show_proofs_of
+from evidence import media, storage
 from evidence.envelopes import attests_view
 from evidence.keys import listed_keys
 from evidence.models import Artifact, RealmKey, TrustedRealm
+from evidence.operations import redact_input
+from evidence.selectors import artifact_find, parse_id
+from evidence.services import artifact_redact
 from evidence.trust import OWN_REALM, clean_jwks, realm_distrust, realm_trust
 from forum.actors import Actor
+from parley_site.errors import ParleyError
+
+INLINE_MAX_BYTES = 16384  # the text a claim page shows of one artifact; the download has the rest
+
+
+def bytes_url(artifact):
+    return f"/api/v1/artifacts/{artifact.pk}"
+
+
+def page_url(artifact):
+    return reverse("admin:evidence_artifact_change", args=[quote(artifact.pk)])
+
+
+def artifact_proof(proof, note):
+    """An artifact proof on a claim's page: what it names, as the console may show it."""
+    artifact = artifact_find(parse_id(proof["ref"]) or "")
+    if artifact is None:
+        return format_html("artifact: <code>{}</code> (not stored){}", proof["ref"], note)
+    heading = format_html('artifact: <a href="{}"><code>{}</code></a> ({} bytes, {}){}{}', page_url(artifact),
+                          artifact.pk, artifact.size, artifact.media_type, note, attested(artifact))
+    if artifact.redacted_at is not None:
+        return format_html("{} — redacted by {} at {}", heading, artifact.redacted_by, artifact.redacted_at)
+    download = format_html('<a href="{}" download>download</a>', bytes_url(artifact))
+    if not media.is_textual(artifact.media_type):
+        return format_html("{} {}", heading, download)
+    text = storage.head(artifact.storage_name, INLINE_MAX_BYTES).decode("utf-8", errors="replace")
+    more = "…" if artifact.size > INLINE_MAX_BYTES else ""
+    return format_html('{} {}<pre class="artifact-text">{}{}</pre>', heading, download, text, more)
+
+
+def attestation(artifact):
+    """What another realm's signed attestation says, its signature checked at upload, trusted now or not;
+    None for an artifact that is no attestation."""
+    seen = attests_view(artifact.attests)
+    if seen is None:
+        return None
+    trusted = "trusted now" if seen["trusted"] else "NOT trusted now (realm or key withdrawn)"
+    return format_html(
+        "realm <strong>{}</strong> found {} {} ({}), signed {} by key <code>{}</code>; signature checked at "
+        "upload; {}", seen["realm"], seen["claim"], seen["state"], seen["certainty"], seen["signed_at"],
+        seen["kid"], trusted)
+
+
+def attested(artifact):
+    found = attestation(artifact)
+    return format_html(" — attestation: {}", found) if found else ""
+
+
+show_proofs_of("artifact", artifact_proof)
+
+
+class ArtifactAdmin(StaffReadOnly, admin.ModelAdmin):
+    list_display = ["id", "size", "media_type", "uploaded_identity", "created_at", "redacted"]
+    list_filter = ["media_type", ("redacted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["id", "uploaded_identity"]
+    ordering = ["-created_at"]
+    fields = ["id", "size", "media_type", "uploaded_identity", "uploaded_kind", "created_at", "attests_now",
+              "download", "redacted_by", "redacted_at", "redacted_reason"]
+    readonly_fields = fields
+    actions = ["redact"]
+    change_form_template = "admin/evidence/artifact/change_form.html"
+
+    @admin.display(boolean=True, description="redacted", ordering="redacted_at")
+    def redacted(self, artifact):
+        return artifact.redacted_at is not None
+
+    @admin.display(description="attests")
+    def attests_now(self, artifact):
+        return attestation(artifact) or "—"
+
+    @admin.display(description="bytes")
+    def download(self, artifact):
+        if artifact.redacted_at is not None:
+            return "erased"
+        return format_html('<a href="{}" download>download</a> (served as {})', bytes_url(artifact),
+                           media.served(artifact.media_type))
+
+    @admin.action(description="Redact the selected artifacts (erase their bytes)", permissions=["moderate"])
+    def redact(self, request, queryset):
+        for artifact in queryset.order_by("pk"):
+            self.redact_one(request, artifact.pk)
+
+    def redact_one(self, request, artifact_id):
+        reason = request.POST.get("reason", "").strip()
+        try:
+            if reason:  # checked as the operation checks it (evidence.operations)
+                redact_input().validate({"artifact": artifact_id, "reason": reason})
+            artifact_redact(Actor.for_user(request.user), artifact_id, reason)
+        except ParleyError as refusal:
+            self.message_user(request, f"{artifact_id}: refused — {refusal.reason}: {refusal.message}",
+                              messages.ERROR)
+            return
+        self.message_user(request, f"{artifact_id}: redacted; its bytes are erased", messages.SUCCESS)
+
+    def get_urls(self):
+        redact_url = path("<path:object_id>/redact/", self.admin_site.admin_view(self.redact_view),
+                          name="evidence_artifact_redact")
+        return [redact_url, *super().get_urls()]
+
+    def redact_view(self, request, object_id):
+        """The artifact page's button (POST): redact this one artifact."""
+        if request.method != "POST" or not self.has_moderate_permission(request):
+            raise PermissionDenied
+        artifact = self.get_object(request, unquote(object_id))
+        if artifact is None:
+            raise PermissionDenied
+        self.redact_one(request, artifact.pk)
+        return redirect(page_url(artifact))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = {"can_moderate": self.has_moderate_permission(request), **(extra_context or {})}
+        return super().change_view(request, object_id, form_url, extra_context)
 
 
 class TrustedRealmForm(forms.ModelForm):
@@ -82,36 +203,6 @@ class RealmKeyAdmin(StaffReadOnly, admin.ModelAdmin):
         return "signing" if key == listed_keys().first() else "listed"
 
 
-def cited_attestations(claim):
-    """The attestation artifacts the claim's proofs and its acts' proofs cite, oldest first."""
-    proofs = [*claim.proofs, *(proof for act in claim.acts.all() for proof in act.proof)]
-    refs = {proof["ref"] for proof in proofs if proof["kind"] == "artifact"}
-    return Artifact.objects.filter(pk__in=refs, attests__isnull=False, redacted_at__isnull=True).order_by(
-        "created_at")
-
-
-class AttestedClaimAdmin(ClaimAdmin):
-    """The claims console, with the attestations of other realms that its proofs cite."""
-
-    fields = [*ClaimAdmin.fields[:ClaimAdmin.fields.index("proof_list") + 1], "attestation_list",
-              *ClaimAdmin.fields[ClaimAdmin.fields.index("proof_list") + 1:]]
-    readonly_fields = fields
-
-    @admin.display(description="attestations of other realms")
-    def attestation_list(self, claim):
-        rows = [(artifact.pk, attests_view(artifact.attests)) for artifact in cited_attestations(claim)]
-        if not rows:
-            return "—"
-        return format_html("<ul>{}</ul>", format_html_join("", (
-            "<li><code>{}</code>: realm <strong>{}</strong> found {} {} ({}), signed {} by key <code>{}</code>; "
-            "signature checked at upload; {}</li>"), (
-            (ref, seen["realm"], seen["claim"], seen["state"], seen["certainty"], seen["signed_at"], seen["kid"],
-             "trusted now" if seen["trusted"] else "NOT trusted now (realm or key withdrawn)")
-            for ref, seen in rows)))
-
-
+admin.site.register(Artifact, ArtifactAdmin)
 admin.site.register(TrustedRealm, TrustedRealmAdmin)
 admin.site.register(RealmKey, RealmKeyAdmin)
-# evidence extends dialectic (never the other way round), so its claim page replaces dialectic's.
-admin.site.unregister(Claim)
-admin.site.register(Claim, AttestedClaimAdmin)

@@ -1,5 +1,6 @@
 """The MCP resources of Parley v1 §2: `parley://manifest`, `parley://inbox` (the caller's inbox, its newest
-page) and `parley://threads/{id}` (as `read_thread`). A read answers one `application/json` text item
+page), `parley://threads/{id}` (as `read_thread`) and, with the evidence profile, `parley://artifacts/{id}`
+(as `read_artifact`, §18). A read answers one `application/json` text item
 holding what the tool would answer, with the same token, rights and refusals: it runs the same operations
 and selectors."""
 import json
@@ -8,7 +9,7 @@ import re
 from forum import cursors, selectors
 from forum.limits import limit
 from forum.models import AwaitingAct
-from forum.operations import GET_MANIFEST, READ_THREAD, call
+from forum.operations import GET_MANIFEST, OPERATIONS, READ_THREAD, call
 from forum.wire import thread_json
 from parley_site.errors import NotFound
 from parley_site.shapes import Ref
@@ -16,6 +17,8 @@ from parley_site.statement_timeout import read_transaction
 
 MANIFEST, INBOX, THREAD_TEMPLATE = "parley://manifest", "parley://inbox", "parley://threads/{id}"
 THREAD_URI = re.compile(r"parley://threads/(?P<id>[^/?#]+)")
+ARTIFACT_TEMPLATE = "parley://artifacts/{id}"
+ARTIFACT_URI = re.compile(r"parley://artifacts/(?P<id>[^/?#]+)")
 JSON = "application/json"
 
 RESOURCES = [
@@ -30,6 +33,9 @@ TEMPLATES = [
     {"uriTemplate": THREAD_TEMPLATE, "name": "thread", "title": "A thread", "mimeType": JSON,
      "description": "A thread and its message tree, as read_thread answers it; id is th_<n> or <n>. "
                     "Subscribe to it with subscriptions/listen to be told of every new message or event."},
+    {"uriTemplate": ARTIFACT_TEMPLATE, "name": "artifact", "title": "An artifact", "mimeType": JSON,
+     "description": "An artifact a proof points to, as read_artifact answers it (its meta, and a textual "
+                    "one's text); id is sha256:<64 hex digits>."},
 ]
 
 
@@ -54,6 +60,9 @@ def answer(uri, authenticate):
     actor = authenticate()  # token_invalid first (§13), as for the tools
     if uri == INBOX:
         return inbox_page(actor)
+    artifact = ARTIFACT_URI.fullmatch(uri)
+    if artifact is not None:
+        return call(OPERATIONS["read_artifact"], actor, {"artifact": artifact.group("id")}, door="mcp")[1]
     number = thread_id(uri)
     if number is None:
         raise NotFound("resource", uri)

@@ -3,7 +3,10 @@ proofs validated per kind. Every refusal is 400 invalid_body naming the field, a
 import pytest
 
 from tests.dialectic.conftest import URL_PROOF, act, assert_claim
+from tests.evidence.conftest import artifact_id, upload
 from tests.forum.expect import nothing_stored, refused
+
+REPORT = b"the failing report\n"
 
 GOOD_PROOFS = [
     {"kind": "url", "ref": "https://example.org/paper.pdf"},
@@ -15,7 +18,8 @@ GOOD_PROOFS = [
     {"kind": "commit", "ref": "abc1234"},
     {"kind": "commit", "ref": "github.com/parley/parley@" + "e" * 40},
     {"kind": "commit", "ref": "f" * 64},
-    {"kind": "artifact", "ref": "build #42, file report.txt", "note": "the failing report"},
+    # §18: an artifact proof names a stored artifact; the test uploads it first (tests/evidence has the rest).
+    {"kind": "artifact", "ref": artifact_id(REPORT), "note": "the failing report"},
     {"kind": "log", "ref": "ci job 7, line 120"},
     {"kind": "reproducer", "ref": "python -c 'print(1/0)'"},
     {"kind": "note", "ref": "see the thread above"},
@@ -44,6 +48,8 @@ BAD_REFS = [
 
 @pytest.mark.parametrize("proof", GOOD_PROOFS, ids=lambda proof: f"{proof['kind']}:{proof['ref'][:30]}")
 def test_it_accepts_a_well_formed_proof_of_each_kind(as_bob, thread, claim, proof):
+    if proof["kind"] == "artifact":
+        assert upload(as_bob, REPORT).status_code == 201
     response = act(as_bob, "attest", claim, thread, proof=[proof])
     assert response.status_code == 201, response.json()
     assert response.json()["claim"]["attestations"][0]["proof"] == [proof]

@@ -3,6 +3,7 @@ this realm's key, and another realm (`acme`) that signs with a key of its own, i
 import base64
 import hashlib
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -32,6 +33,14 @@ def upload(agent, data=TEXT, content_type="text/plain", **headers):
 def stored_world():
     """Everything an upload or a redaction could change: the forum's world and the artifacts."""
     return world(), list(Artifact.objects.order_by("id").values())
+
+
+@contextmanager
+def nothing_stored():
+    """A refused request changed nothing: neither the forum nor the artifacts."""
+    before = stored_world()
+    yield
+    assert stored_world() == before, "a refused request changed stored state"
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ def test_resources_and_templates_are_listed_without_a_token(mcp):
     listed = mcp(None).request("resources/list").json()["result"]["resources"]
     assert {resource["uri"] for resource in listed} == {"parley://manifest", "parley://inbox"}
     templates = mcp(None).request("resources/templates/list").json()["result"]["resourceTemplates"]
-    assert [template["uriTemplate"] for template in templates] == ["parley://threads/{id}"]
+    assert [template["uriTemplate"] for template in templates] == ["parley://threads/{id}", "parley://artifacts/{id}"]
 
 
 def test_the_manifest_resource_is_what_get_manifest_answers(mcp):
