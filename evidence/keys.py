@@ -13,9 +13,10 @@ from django.utils import timezone
 
 from evidence.models import RealmKey
 from parley_site.errors import Unavailable
-from parley_site.sealing import seal, unseal
+from parley_site.sealing import InvalidToken, seal, unseal
 
 CREATE_COMMAND = "manage.py parley_keys create"
+ROTATE_COMMAND = "manage.py parley_keys rotate"
 
 
 def key_id(raw_public):
@@ -78,7 +79,12 @@ def signing_key():
     if key is None:
         raise Unavailable(f"this realm has no signing key; its operator creates one with `{CREATE_COMMAND}`",
                           fix=CREATE_COMMAND)
-    return key.kid, _private_key(key.kid, key.sealed_private_key)
+    try:
+        return key.kid, _private_key(key.kid, key.sealed_private_key)
+    except InvalidToken:  # sealed under a key the settings no longer hold (PARLEY_SEALING_KEYS, SECRET_KEY)
+        raise Unavailable(f"this realm's signing key {key.kid} cannot be opened with the configured sealing "
+                          f"keys; restore the old one to PARLEY_SEALING_KEYS, or make a new key with "
+                          f"`{ROTATE_COMMAND}`", fix=ROTATE_COMMAND) from None
 
 
 @functools.lru_cache(maxsize=8)

@@ -4,6 +4,7 @@ import base64
 import hashlib
 
 import pytest
+from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.core.management import call_command
 
@@ -82,6 +83,14 @@ def test_without_a_key_export_is_unavailable_naming_the_command_that_creates_one
 def test_without_a_listed_key_export_is_unavailable(as_bob, verified_claim, realm_key):
     call_command("parley_keys", "retire", realm_key.kid)
     refused(attestation(as_bob, verified_claim), 503, "unavailable", fix="manage.py parley_keys create")
+
+
+def test_a_key_sealed_under_a_dropped_sealing_key_is_unavailable_naming_rotation(as_bob, verified_claim,
+                                                                                 realm_key, settings):
+    settings.PARLEY_SEALING_KEYS = [Fernet.generate_key().decode()]
+    refused(attestation(as_bob, verified_claim), 503, "unavailable", fix="manage.py parley_keys rotate")
+    call_command("parley_keys", "rotate")
+    assert envelope_json(attestation(as_bob, verified_claim))["signatures"][0]["keyid"] != realm_key.kid
 
 
 def test_export_needs_the_read_right(make_token, verified_claim, realm_key):
