@@ -8,7 +8,7 @@ from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.core.management import call_command
 
-from evidence.keys import listed_keys, unbase64url
+from evidence.keys import key_create, listed_keys
 from tests.conftest import Agent
 from tests.dialectic.conftest import assert_claim
 from tests.evidence.conftest import envelope_json, statement_of
@@ -119,7 +119,16 @@ def test_export_over_mcp_answers_the_same_envelope(bob, verified_claim, realm_ke
     check_with_jwks(envelope, Agent(None).get("/.well-known/parley-keys.json").json())
 
 
-def test_export_over_mcp_without_a_key_is_the_same_refusal(bob, verified_claim):
-    error = McpAgent(bob).call("export_attestation", {"claim": verified_claim})["structuredContent"]["error"]
-    assert (error["reason"], error["status"], error["detail"]["fix"]) == (
-        "unavailable", 503, "manage.py parley_keys create")
+@pytest.mark.parametrize("case, status, reason", [("no key", 503, "unavailable"),
+                                                  ("unknown claim", 404, "not_found"),
+                                                  ("no read right", 403, "token_right_missing")])
+def test_an_export_refused_over_rest_is_the_same_refusal_over_mcp(case, status, reason, make_token,
+                                                                  verified_claim):
+    if case != "no key":
+        key_create()
+    token = make_token("writer", ("write",)) if case == "no read right" else make_token("reader", ("read",))
+    claim = "cl_999" if case == "unknown claim" else verified_claim
+    rest = refused(attestation(Agent(token), claim), status, reason)
+    result = McpAgent(token).call("export_attestation", {"claim": claim})
+    assert result["isError"] is True
+    assert result["structuredContent"]["error"] == {**rest, "status": status}
