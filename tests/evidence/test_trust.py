@@ -4,6 +4,7 @@ the manifest lists the JWKS address and the trusted realms' names."""
 import json
 
 import pytest
+from django.contrib.admin.utils import quote
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.core.management import CommandError, call_command
 
@@ -147,5 +148,7 @@ def test_a_claims_page_shows_the_attestations_its_proofs_cite_and_whether_they_a
     shown = console.get(page).content.decode()
     assert attestation in shown and "realm <strong>acme</strong> found cl_7 verified" in shown
     assert trusted_acme.kid in shown and "signature checked at upload; trusted now" in shown
+    artifact_page = console.get(f"/admin/evidence/artifact/{quote(attestation)}/change/").content.decode()
+    assert "realm <strong>acme</strong> found cl_7 verified" in artifact_page
     call_command("parley_trust", "remove", "acme")
     assert "NOT trusted now" in console.get(page).content.decode()
