@@ -39,6 +39,7 @@ RELOAD_DIRS = $(patsubst %/__init__.py,--reload-dir %,$(wildcard */__init__.py))
 
 run: venv
 	DEBUG=1 $(BIN)/python manage.py migrate --verbosity 0
+	DEBUG=1 $(BIN)/python manage.py parley_keys create --if-missing
 	DEBUG=1 $(BIN)/python manage.py parley_demo --port $(PORT)
 	DEBUG=1 $(BIN)/uvicorn parley_site.asgi:application --reload $(RELOAD_DIRS) --host $(HOST) --port $(PORT)
 

@@ -1,9 +1,13 @@
-"""The artifacts in the moderators' console (§18): listed and read by staff, redacted by the human (a
-button on the artifact's page, and an action on the list), through the one service. A claim's page shows
-the artifacts its proofs name: text inline and escaped, anything else as a download."""
+"""The evidence profile in the moderators' console (§18). Artifacts: listed and read by staff, redacted by
+the human (a button on the artifact's page, and an action on the list), through the one service. A claim's
+page shows the artifacts its proofs name: text inline and escaped, anything else as a download, and for
+another realm's attestation who signed it and whether it is trusted now. The realms this one trusts:
+added with their JWKS, updated and removed by moderators, through evidence.trust. This realm's keys, read
+only: they change through `manage.py parley_keys`."""
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote, unquote
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -11,10 +15,13 @@ from django.utils.html import format_html
 from console.access import StaffReadOnly
 from dialectic.admin import show_proofs_of
 from evidence import media, storage
-from evidence.models import Artifact
+from evidence.envelopes import attests_view
+from evidence.keys import listed_keys
+from evidence.models import Artifact, RealmKey, TrustedRealm
 from evidence.operations import redact_input
 from evidence.selectors import artifact_find, parse_id
 from evidence.services import artifact_redact
+from evidence.trust import OWN_REALM, clean_jwks, realm_distrust, realm_trust
 from forum.actors import Actor
 from parley_site.errors import ParleyError
 
@@ -34,8 +41,8 @@ def artifact_proof(proof, note):
     artifact = artifact_find(parse_id(proof["ref"]) or "")
     if artifact is None:
         return format_html("artifact: <code>{}</code> (not stored){}", proof["ref"], note)
-    heading = format_html('artifact: <a href="{}"><code>{}</code></a> ({} bytes, {}){}', page_url(artifact),
-                          artifact.pk, artifact.size, artifact.media_type, note)
+    heading = format_html('artifact: <a href="{}"><code>{}</code></a> ({} bytes, {}){}{}', page_url(artifact),
+                          artifact.pk, artifact.size, artifact.media_type, note, attested(artifact))
     if artifact.redacted_at is not None:
         return format_html("{} — redacted by {} at {}", heading, artifact.redacted_by, artifact.redacted_at)
     download = format_html('<a href="{}" download>download</a>', bytes_url(artifact))
@@ -46,6 +53,24 @@ def artifact_proof(proof, note):
     return format_html('{} {}<pre class="artifact-text">{}{}</pre>', heading, download, text, more)
 
 
+def attestation(artifact):
+    """What another realm's signed attestation says, its signature checked at upload, trusted now or not;
+    None for an artifact that is no attestation."""
+    seen = attests_view(artifact.attests)
+    if seen is None:
+        return None
+    trusted = "trusted now" if seen["trusted"] else "NOT trusted now (realm or key withdrawn)"
+    return format_html(
+        "realm <strong>{}</strong> found {} {} ({}), signed {} by key <code>{}</code>; signature checked at "
+        "upload; {}", seen["realm"], seen["claim"], seen["state"], seen["certainty"], seen["signed_at"],
+        seen["kid"], trusted)
+
+
+def attested(artifact):
+    found = attestation(artifact)
+    return format_html(" — attestation: {}", found) if found else ""
+
+
 show_proofs_of("artifact", artifact_proof)
 
 
@@ -54,7 +79,7 @@ class ArtifactAdmin(StaffReadOnly, admin.ModelAdmin):
     list_filter = ["media_type", ("redacted_at", admin.EmptyFieldListFilter)]
     search_fields = ["id", "uploaded_identity"]
     ordering = ["-created_at"]
-    fields = ["id", "size", "media_type", "uploaded_identity", "uploaded_kind", "created_at", "attests",
+    fields = ["id", "size", "media_type", "uploaded_identity", "uploaded_kind", "created_at", "attests_now",
               "download", "redacted_by", "redacted_at", "redacted_reason"]
     readonly_fields = fields
     actions = ["redact"]
@@ -63,6 +88,10 @@ class ArtifactAdmin(StaffReadOnly, admin.ModelAdmin):
     @admin.display(boolean=True, description="redacted", ordering="redacted_at")
     def redacted(self, artifact):
         return artifact.redacted_at is not None
+
+    @admin.display(description="attests")
+    def attests_now(self, artifact):
+        return attestation(artifact) or "—"
 
     @admin.display(description="bytes")
     def download(self, artifact):
@@ -108,4 +137,72 @@ class ArtifactAdmin(StaffReadOnly, admin.ModelAdmin):
         return super().change_view(request, object_id, form_url, extra_context)
 
 
+class TrustedRealmForm(forms.ModelForm):
+    jwks = forms.JSONField(label="JWKS", help_text=(
+        "The realm's /.well-known/parley-keys.json: its Ed25519 keys, each naming this realm"))
+
+    class Meta:
+        model = TrustedRealm
+        fields = ["realm", "jwks"]
+
+    def clean(self):
+        cleaned = super().clean()
+        if "realm" in cleaned and "jwks" in cleaned:
+            try:
+                clean_jwks(cleaned["realm"], cleaned["jwks"])
+            except ValidationError as problem:
+                self.add_error("realm" if problem.code == OWN_REALM else "jwks", problem)
+        return cleaned
+
+
+class TrustedRealmAdmin(StaffReadOnly, admin.ModelAdmin):
+    form = TrustedRealmForm
+    list_display = ["realm", "key_ids", "added_at", "added_by"]
+    ordering = ["realm"]
+    readonly_fields = ["added_at", "added_by"]
+
+    def has_add_permission(self, request):
+        return self.has_moderate_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return self.has_moderate_permission(request)
+
+    def has_delete_permission(self, request, obj=None):
+        return self.has_moderate_permission(request)
+
+    def get_readonly_fields(self, request, obj=None):
+        # A realm's name is what its attestations are checked against: change its keys, not its name.
+        return ["realm", *self.readonly_fields] if obj else self.readonly_fields
+
+    @admin.display(description="key ids")
+    def key_ids(self, trusted):
+        return ", ".join(key["kid"] for key in trusted.jwks["keys"])
+
+    def save_model(self, request, obj, form, change):
+        trusted, _ = realm_trust(Actor.for_user(request.user), obj.realm, form.cleaned_data["jwks"])
+        obj.pk, obj.added_at, obj.added_by = trusted.pk, trusted.added_at, trusted.added_by
+
+    def delete_model(self, request, obj):
+        realm_distrust(obj.realm)
+
+    def delete_queryset(self, request, queryset):
+        for trusted in queryset:
+            realm_distrust(trusted.realm)
+
+
+class RealmKeyAdmin(StaffReadOnly, admin.ModelAdmin):
+    list_display = ["kid", "status", "created_at", "retired_at"]
+    fields = list_display
+    readonly_fields = list_display
+    ordering = ["-created_at"]
+
+    @admin.display(description="status")
+    def status(self, key):
+        if key.retired_at:
+            return "retired"
+        return "signing" if key == listed_keys().first() else "listed"
+
+
 admin.site.register(Artifact, ArtifactAdmin)
+admin.site.register(TrustedRealm, TrustedRealmAdmin)
+admin.site.register(RealmKey, RealmKeyAdmin)

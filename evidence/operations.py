@@ -1,12 +1,15 @@
 """The evidence profile's operations (Parley v1 §18), declared once in the core's registry so that REST,
-MCP and the manifest take them from there: `put_artifact`, `read_artifact`, `redact_artifact`.
+MCP and the manifest take them from there: `put_artifact`, `read_artifact`, `redact_artifact` and
+`export_attestation`.
 
 An upload over REST is raw bytes, not JSON: its door (evidence.views) stages them while they arrive and
 runs UPLOAD, the same run as `put_artifact`, with the staged bytes as its argument; the MCP tool takes the
 bytes as text. REST reads the meta alone (META); the tool adds the text of a textual artifact."""
 from django.conf import settings
 
+from dialectic.operations import read_claim_input
 from evidence import media, storage
+from evidence.attestations import PAYLOAD_TYPE, attestation_export
 from evidence.selectors import ID_PATTERN, access_artifact, parse_id
 from evidence.services import artifact_put, artifact_redact
 from evidence.uploads import Staged, stage, text_chunks
@@ -153,8 +156,32 @@ REDACT_ARTIFACT = Operation(
     "not_found with detail.redacted; the same bytes cannot be uploaded again.",
     redact_input, ANSWER_SCHEMA, run_redact, read_only=False)
 
+ENVELOPE_SCHEMA = strict({
+    "payloadType": {"type": "string", "const": PAYLOAD_TYPE},
+    "payload": {"type": "string", "description": (
+        "standard base64 of an in-toto Statement v1: subject parley:<realm>/cl_<n> with the sha256 of the "
+        "claim's statement, predicateType urn:parley:claim:v1, predicate {realm, claim, signed_at}")},
+    "signatures": {"type": "array", "items": strict({
+        "keyid": {"type": "string", "description": "the kid of the signing key in the realm's JWKS"},
+        "sig": {"type": "string", "description": "standard base64 Ed25519 signature over DSSE's PAE"}})},
+}, description="A DSSE envelope (§18), checkable offline with /.well-known/parley-keys.json.")
+
+
+def run_export_attestation(actor, args):
+    return attestation_export(actor, args["claim"])
+
+
+EXPORT_ATTESTATION = Operation(
+    "export_attestation", "GET /api/v1/claims/{id}/attestation",
+    "evidence: take this realm's signed judgement of a claim to another realm: a DSSE envelope (in-toto "
+    "Statement v1) of the claim as it stands now, signed with this realm's key. Upload it there as an "
+    "artifact (POST /api/v1/artifacts or put_artifact) and cite it as a proof; anyone can check it offline "
+    "with /.well-known/parley-keys.json.",
+    read_claim_input, ENVELOPE_SCHEMA, run_export_attestation)
+
 
 def register_operations():
     register(PUT_ARTIFACT)
     register(READ_ARTIFACT)
     register(REDACT_ARTIFACT)
+    register(EXPORT_ATTESTATION)

@@ -4,17 +4,25 @@ from django.conf import settings
 
 from dialectic.fields import check_refs_of
 from evidence.selectors import is_stored, parse_id
+from evidence.trust import trusted_realm_names
 from forum.profiles import Profile
-from forum.wire import strict
+from forum.wire import STRING_LIST, strict
 
+KEYS_PATH = "/.well-known/parley-keys.json"
 LIMIT_NAMES = ("artifact_max_bytes",)
 MANIFEST_SCHEMA = strict({
     "limits": strict({name: {"type": "integer"} for name in LIMIT_NAMES}),
-}, description="Profile evidence: content-addressed artifacts (§18).")
+    "keys": {"type": "string", "description": "this realm's JWKS, which checks its exported attestations"},
+    "trusted_realms": {**STRING_LIST, "description": "realms whose attestations are accepted as artifacts"},
+}, description="Profile evidence: content-addressed artifacts and signed attestations between realms (§18).")
 
 
 def manifest_section():
-    return {"limits": {name: settings.PARLEY_EVIDENCE[name] for name in LIMIT_NAMES}}
+    return {"limits": {name: settings.PARLEY_EVIDENCE[name] for name in LIMIT_NAMES}, "keys": KEYS_PATH}
+
+
+def stored_section():
+    return {"trusted_realms": trusted_realm_names()}
 
 
 def artifact_problem(ref):
@@ -28,4 +36,5 @@ def artifact_problem(ref):
 
 def evidence_profile():
     check_refs_of("artifact", artifact_problem)
-    return Profile(name="evidence", manifest=manifest_section, manifest_schema=MANIFEST_SCHEMA)
+    return Profile(name="evidence", manifest=manifest_section, stored=stored_section,
+                   manifest_schema=MANIFEST_SCHEMA)

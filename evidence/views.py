@@ -1,12 +1,17 @@
 """The REST doors of artifacts (Parley v1 §18). The upload reads its raw body itself, a chunk at a time
 (evidence.uploads), never through DRF's JSON parser and never under `request_max_bytes`: its own limit,
 `artifact_max_bytes`, is counted as the bytes arrive, here under WSGI and in front of Django under ASGI
-(parley_site.bodylimit). The bytes are answered as a download a browser never runs (§18)."""
+(parley_site.bodylimit). The bytes are answered as a download a browser never runs (§18).
+
+And `/.well-known/parley-keys.json`: this realm's JWKS, for anyone, without a token; a DRF view too, so a
+wrong method or an unreachable database answers §13's JSON like every other machine path."""
 from django.http import FileResponse, HttpResponseNotModified
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from evidence import media, operations, storage
+from evidence.keys import jwks
 from evidence.selectors import parse_id
 from evidence.uploads import request_chunks, stage
 from forum.api.views import OperationSchema, OperationView
@@ -15,6 +20,8 @@ from forum.wire import ERROR_SCHEMA
 from parley_site.errors import NotFound, RequestTooLarge
 from parley_site.jsonbody import declared_length
 
+# Short: a rotation or a retirement should reach the realms that check our signatures within minutes.
+JWKS_MAX_AGE = 300
 ID_PARAMETER = OpenApiParameter("ref", str, OpenApiParameter.PATH, description="sha256:<64 hex digits>")
 
 
@@ -120,3 +127,12 @@ def with_passive_headers(response, etag):
     response["Content-Security-Policy"] = "sandbox"
     response["Cache-Control"] = "private, no-cache"
     return response
+
+
+class JwksView(APIView):
+    authentication_classes = ()
+    permission_classes = ()
+    schema = None  # not an operation of §12: OpenAPI describes the operations
+
+    def get(self, request):
+        return Response(jwks(), headers={"Cache-Control": f"public, max-age={JWKS_MAX_AGE}"})

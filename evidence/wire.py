@@ -1,4 +1,5 @@
 """The artifact's JSON (Parley v1 §18) and its strict JSON Schema, shared by REST and MCP."""
+from evidence.envelopes import attests_view
 from evidence.selectors import ID_PATTERN
 from forum.wire import AUTHOR_KINDS, TIME, stamp, strict
 
@@ -10,7 +11,7 @@ def artifact_json(artifact):
         "media_type": artifact.media_type,
         "created_at": stamp(artifact.created_at),
         "uploaded_by": {"identity": artifact.uploaded_identity, "author_kind": AUTHOR_KINDS[artifact.uploaded_kind]},
-        "attests": artifact.attests,
+        "attests": attests_view(artifact.attests),
     }
 
 

@@ -48,7 +48,8 @@ def manifest(operations):
         "rights": list(Right.values),
         # An operation's MCP tool bears its name (§12).
         "operations": [{"name": op.name, "mcp_tool": op.name, "http": op.http} for op in operations.values()],
-        "profiles": {name: profile.manifest() for name, profile in PROFILES.items()},
+        "profiles": {name: {**profile.manifest(), **(profile.stored() if profile.stored else {})}
+                     for name, profile in PROFILES.items()},
         "limits": dict(settings.PARLEY_LIMITS),
         "reasons": reasons_table(),
     }

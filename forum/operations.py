@@ -95,8 +95,7 @@ def _run(operation, actor, arguments, idempotency_key):
             return run_idempotent(actor, idempotency_key, operation.name, arguments,
                                   partial(_answer, operation, actor, arguments))
         return _answer(operation, actor, arguments)
-    if not operation.needs_actor:  # the manifest reads no database
-        return _answer(operation, actor, arguments)
+    # The manifest too: a profile's stored part of it (the evidence profile's trusted realms) is read there.
     with read_transaction():  # so that the statement timeout bounds a read too
         return _answer(operation, actor, arguments)
 

@@ -14,6 +14,9 @@ from typing import Callable
 class Profile:
     name: str
     manifest: Callable[[], dict]
+    # stored() -> the part of the manifest section read from the database when the manifest is served
+    # (evidence: the trusted realms); docs/protocol.md, rendered without a database, leaves it out.
+    stored: Callable[[], dict] | None = None
     kinds: tuple = ()
     fields: dict = field(default_factory=dict)
     # rights(kind) -> further rights a kind needs beyond `write` (dialectic: `verify`), checked with the

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
+from evidence.views import JwksView
 from forum import operations
 from forum.api.views import ReadView
 from mcp_bridge.views import mcp_endpoint
@@ -16,6 +17,7 @@ urlpatterns = [
     path("api/v1/", include("evidence.urls")),
     path(".well-known/parley.json", ReadView.as_view(operation=operations.GET_MANIFEST,
                                                      operation_id="well_known_manifest")),
+    path(".well-known/parley-keys.json", JwksView.as_view(), name="jwks"),
     path("api/schema/", OnceBuiltSchemaView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

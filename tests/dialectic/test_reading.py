@@ -166,7 +166,7 @@ def test_claim_transitions_are_listed_as_events_with_their_claim(as_alice, as_bo
     assert all(e["confirmed_at"] == e["at"] and e["confirmed_by"] == e["actor"] for e in events if e["claim"])
 
 
-def test_the_manifest_describes_the_profile(agent):
+def test_the_manifest_describes_the_profile(agent, db):  # the manifest reads the trusted realms (§18)
     manifest = agent(None).get("/api/v1/manifest").json()
     section = manifest["profiles"]["dialectic"]
     assert [kind["name"] for kind in section["kinds"]] == ["assert", "attest", "refute", "verify"]

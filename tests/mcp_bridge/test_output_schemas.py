@@ -4,6 +4,7 @@ every tool, from a conversation that reaches every kind of answer, validate agai
 import pytest
 from jsonschema import Draft202012Validator
 
+from evidence.keys import key_create
 from mcp_bridge.tools import REFUSAL_SCHEMA
 from tests.mcp_bridge.conftest import McpAgent
 from tests.mcp_bridge.schema_walk import untyped_or_open
@@ -59,6 +60,8 @@ def results(alice, bob, carol, mod):
     artifact = call(asker, "put_artifact", {"text": "3 tests failed."})["artifact"]["id"]
     call(answerer, "read_artifact", {"artifact": artifact})
     call(moderator, "redact_artifact", {"artifact": artifact, "reason": "a leaked secret"})
+    key_create()
+    call(answerer, "export_attestation", {"claim": claim})
     return calls
 
 

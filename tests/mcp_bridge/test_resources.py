@@ -30,7 +30,7 @@ def test_resources_and_templates_are_listed_without_a_token(mcp):
     assert [template["uriTemplate"] for template in templates] == ["parley://threads/{id}", "parley://artifacts/{id}"]
 
 
-def test_the_manifest_resource_is_what_get_manifest_answers(mcp):
+def test_the_manifest_resource_is_what_get_manifest_answers(mcp, db):  # the manifest reads the trusted realms (§18)
     assert contents(read(mcp, None, "parley://manifest")) == mcp(None).call("get_manifest")["structuredContent"]
 
 

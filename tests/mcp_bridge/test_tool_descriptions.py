@@ -27,6 +27,7 @@ WHEN_TO_USE = {
     "put_artifact": "to cite it as a proof",
     "read_artifact": "before you rely on it",
     "redact_artifact": "Moderators (lock)",
+    "export_attestation": "take this realm's signed judgement of a claim to another realm",
 }
 SERVER_SET = {"id", "author_kind", "created_at"}
 

@@ -75,13 +75,13 @@ def test_a_result_carries_structured_content_and_the_same_json_as_text(mcp, alic
     assert result["structuredContent"]["thread"]["title"] == "Which tools are there?"
 
 
-def test_get_manifest_needs_no_token(mcp):
+def test_get_manifest_needs_no_token(mcp, db):  # the manifest reads the trusted realms (§18)
     manifest = mcp(None).call("get_manifest")["structuredContent"]
     assert manifest["parley"] == "1"
     assert {"name": "post", "mcp_tool": "post", "http": "POST /api/v1/messages"} in manifest["operations"]
 
 
-def test_get_manifest_answers_its_declared_output_schema_with_boolean_flags(mcp):
+def test_get_manifest_answers_its_declared_output_schema_with_boolean_flags(mcp, db):  # the manifest reads the trusted realms (§18)
     manifest = mcp(None).call("get_manifest")["structuredContent"]
     jsonschema.validate(manifest, OPERATIONS["get_manifest"].output_schema)
     jsonschema.validate(manifest, listed_tools(mcp)["get_manifest"]["outputSchema"])
