@@ -6,17 +6,19 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect
+from django.template.response import TemplateResponse
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from console.access import StaffReadOnly
-from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human
+from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human, redact_as_human
 from console.filters import AwaitingFilter, ModerationQueueFilter
-from console.forms import HumanPostForm
+from console.forms import HumanPostForm, ReasonForm
 from console.pages import thread_outline
 from forum.filters import ThreadFilter
+from forum.models import Message
 from forum.selectors import pending_proposal, thread_history
 
 PROPOSAL_OPERATIONS = ("confirm", "dismiss")
@@ -84,7 +86,8 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
             outline = thread_outline(thread)
             extra_context = {
                 "thread": thread, "outline": outline, "history": thread_history(thread),
-                "post_form": HumanPostForm(messages=outline), "can_moderate": self.has_moderate_permission(request),
+                "post_form": HumanPostForm(messages=outline), "reason_form": ReasonForm(),
+                "can_moderate": self.has_moderate_permission(request),
                 **(extra_context or {}),
             }
         return super().change_view(request, object_id, form_url, extra_context)
@@ -94,6 +97,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         return [
             path("<path:object_id>/post/", wrap(require_POST(self.post_view)), name="forum_thread_post"),
             path("<path:object_id>/settle/", wrap(require_POST(self.proposal_view)), name="forum_thread_settle"),
+            path("<path:object_id>/redact/<int:message_id>/", wrap(self.redact_view), name="forum_thread_redact"),
         ] + super().get_urls()
 
     def moderated_thread(self, request, object_id):
@@ -123,5 +127,19 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         operation = request.POST.get("operation")
         if operation not in PROPOSAL_OPERATIONS:
             return HttpResponseBadRequest("operation must be confirm or dismiss")
-        confirm_or_dismiss(self, request, operation, thread.pk)
+        confirm_or_dismiss(self, request, operation, thread.pk, request.POST.get("reason", ""))
         return redirect(self.thread_url(thread))
+
+    def redact_view(self, request, object_id, message_id):
+        """§17: a confirmation page for erasing one message of the thread, with an optional reason."""
+        thread = self.moderated_thread(request, object_id)
+        message = Message.objects.filter(pk=message_id, thread=thread).first()
+        if message is None:
+            raise Http404("no such message in this thread")
+        form = ReasonForm(request.POST or None)
+        if (request.method == "POST" and form.is_valid()
+                and redact_as_human(self, request, thread.pk, message.pk, form.cleaned_data["reason"])):
+            return redirect(self.thread_url(thread))
+        return TemplateResponse(request, "admin/forum/thread/redact.html", {
+            **self.admin_site.each_context(request), "opts": self.model._meta, "title": f"Redact msg_{message.pk}",
+            "thread": thread, "message": message, "form": form})
