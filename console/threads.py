@@ -136,7 +136,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         message = Message.objects.filter(pk=message_id, thread=thread).first()
         if message is None:
             raise Http404("no such message in this thread")
-        form = ReasonForm(request.POST or None)
+        form = ReasonForm(request.POST if request.method == "POST" else None)
         if (request.method == "POST" and form.is_valid()
                 and redact_as_human(self, request, thread.pk, message.pk, form.cleaned_data["reason"])):
             return redirect(self.thread_url(thread))
