@@ -182,9 +182,9 @@ def message_redact(actor, message_id, reason=""):
     message = Message.objects.get(pk=message_id)  # read again under the thread's lock: redactions serialise
     if message.is_redacted:
         raise InvalidTransition(f"msg_{message_id} is already redacted", message_id=f"msg_{message_id}")
+    tables = erasure.erase_message(message, thread)  # it refuses nothing, and locks its claim (lock order 3)
     now = timezone.now()
-    _admit_write(actor, now)
-    tables = erasure.erase_message(message, thread)
+    _admit_write(actor, now)  # a refusal here rolls the erasure back with the rest
     message.redacted_at, message.redacted_by = now, actor.identity
     message.save(update_fields=["body", "provenance", "redacted_at", "redacted_by"])
     thread.updated_at = now
