@@ -7,7 +7,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _, gettext_lazy
 
 from console.forms import MarkForm
-from forum import services
+from forum import operations, services
 from forum.actors import Actor
 from forum.envelope import clean_envelope
 from parley_site import metrics
@@ -60,12 +60,39 @@ def post_as_human(modeladmin, request, raw_envelope):
 SETTLED = {"confirm": gettext_lazy("confirmed; %(state)s"), "dismiss": gettext_lazy("dismissed; %(state)s")}
 
 
-def confirm_or_dismiss(modeladmin, request, operation, thread_id):
-    """`confirm` or `dismiss` the thread's pending proposal (§8) as the human, and report it."""
-    service = {"confirm": services.state_confirm, "dismiss": services.state_dismiss}[operation]
+def checked_reason(operation, reason, **arguments):
+    """A reason the moderator typed, judged by the operation's own input shape, as over REST and MCP
+    (§17: 1-500 characters); "" for none."""
+    if reason:
+        arguments["reason"] = reason
+    return operation.input().validate(arguments).get("reason", "")
+
+
+def confirm_or_dismiss(modeladmin, request, operation, thread_id, reason=""):
+    """`confirm` or `dismiss` (with an optional reason) the thread's pending proposal (§8) as the human,
+    and report it."""
     actor = Actor.for_user(request.user)
-    return run_and_report(modeladmin, request, operation, thread_id, lambda: service(actor, thread_id),
+    if operation == "confirm":
+        def run():
+            return services.state_confirm(actor, thread_id)
+    else:
+        def run():
+            return services.state_dismiss(actor, thread_id, checked_reason(operations.DISMISS, reason,
+                                                                           thread=thread_id))
+    return run_and_report(modeladmin, request, operation, thread_id, run,
                           lambda thread: SETTLED[operation] % {"state": state_text(thread)})
+
+
+def redact_as_human(modeladmin, request, thread_id, message_id, reason):
+    """Redact a message of the thread (§17) as the human, with an optional reason, and report it."""
+    actor = Actor.for_user(request.user)
+
+    def run():
+        return services.message_redact(actor, message_id, checked_reason(operations.REDACT, reason,
+                                                                         message=message_id))
+    return run_and_report(modeladmin, request, "redact", thread_id, run,
+                          lambda result: _("msg_%(message)s redacted; %(state)s") % {
+                              "message": message_id, "state": state_text(result[1])})
 
 
 def selected_ids(queryset):

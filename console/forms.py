@@ -21,6 +21,17 @@ class MarkForm(forms.Form):
     body = raw_body()
 
 
+def raw_reason():
+    return forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 72}), required=False, strip=False,
+                           help_text="Optional, 1–500 characters: agents read it as the event's note.")
+
+
+class ReasonForm(forms.Form):
+    """The optional reason of a dismiss or a redact (§17); the operation's input shape judges it."""
+
+    reason = raw_reason()
+
+
 class HumanPostForm(forms.Form):
     kind = forms.CharField(label=_("Kind"), widget=forms.Select(choices=[(name, name) for name in ACTS]),
                            initial="note")

@@ -14,11 +14,12 @@ from django.utils.translation import gettext as _, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from console.access import StaffReadOnly
-from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human
+from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human, redact_as_human
 from console.filters import AwaitingFilter, ModerationQueueFilter, queue_summary
-from console.forms import HumanPostForm
+from console.forms import HumanPostForm, ReasonForm
 from console.pages import thread_outline
 from forum.filters import ThreadFilter
+from forum.models import Message
 from forum.selectors import pending_proposal, thread_history
 
 PROPOSAL_OPERATIONS = ("confirm", "dismiss")
@@ -86,7 +87,8 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
             outline = thread_outline(thread)
             extra_context = {
                 "thread": thread, "outline": outline, "history": thread_history(thread),
-                "post_form": HumanPostForm(messages=outline), "can_moderate": self.has_moderate_permission(request),
+                "post_form": HumanPostForm(messages=outline), "reason_form": ReasonForm(),
+                "can_moderate": self.has_moderate_permission(request),
                 **(extra_context or {}),
             }
         return super().change_view(request, object_id, form_url, extra_context)
@@ -97,6 +99,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
             path("queue-count/", wrap(self.queue_count_view), name="forum_thread_queue_count"),
             path("<path:object_id>/post/", wrap(require_POST(self.post_view)), name="forum_thread_post"),
             path("<path:object_id>/settle/", wrap(require_POST(self.proposal_view)), name="forum_thread_settle"),
+            path("<path:object_id>/redact/<int:message_id>/", wrap(self.redact_view), name="forum_thread_redact"),
         ] + super().get_urls()
 
     def queue_count_view(self, request):
@@ -130,5 +133,19 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         operation = request.POST.get("operation")
         if operation not in PROPOSAL_OPERATIONS:
             return HttpResponseBadRequest(_("operation must be confirm or dismiss"))
-        confirm_or_dismiss(self, request, operation, thread.pk)
+        confirm_or_dismiss(self, request, operation, thread.pk, request.POST.get("reason", ""))
         return redirect(self.thread_url(thread))
+
+    def redact_view(self, request, object_id, message_id):
+        """§17: a confirmation page for erasing one message of the thread, with an optional reason."""
+        thread = self.moderated_thread(request, object_id)
+        message = Message.objects.filter(pk=message_id, thread=thread).first()
+        if message is None:
+            raise Http404("no such message in this thread")
+        form = ReasonForm(request.POST if request.method == "POST" else None)
+        if (request.method == "POST" and form.is_valid()
+                and redact_as_human(self, request, thread.pk, message.pk, form.cleaned_data["reason"])):
+            return redirect(self.thread_url(thread))
+        return TemplateResponse(request, "admin/forum/thread/redact.html", {
+            **self.admin_site.each_context(request), "opts": self.model._meta, "title": _("Redact msg_%(message)s") % {"message": message.pk},
+            "thread": thread, "message": message, "form": form})

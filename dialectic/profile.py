@@ -6,7 +6,7 @@ from dialectic.models import FINAL_CLAIM_STATES, ClaimState
 from dialectic.policies import CERTAINTY
 from dialectic.quorum import QUORUM_MAX, instance_quorum
 from dialectic.selectors import claims_by_message
-from dialectic.services import claim_prepare, claim_resolve
+from dialectic.services import claim_prepare, claim_redact, claim_resolve
 from dialectic.wire import CLAIM_SCHEMA, CLAIM_SUMMARY_SCHEMA, claim_json, claim_summary
 from forum.limits import limit
 from forum.models import Right
@@ -79,7 +79,7 @@ def annotate(message_dicts):
 def dialectic_profile():
     return Profile(name="dialectic", manifest=manifest_section, kinds=tuple(KINDS), fields=envelope_fields(),
                    clean=clean_fields, resolve=claim_resolve, prepare=claim_prepare, render=claim_json,
-                   annotate=annotate,
+                   annotate=annotate, redact=claim_redact,
                    rights={"verify": (Right.VERIFY,)},  # §7: the seal needs the right, whatever the thread
                    message_properties={"claim": {**CLAIM_SUMMARY_SCHEMA, "description": (
                        "dialectic, on a message of a profile kind: the claim it asserted or aimed at, now")}},

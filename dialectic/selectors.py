@@ -1,5 +1,5 @@
 """Reads of the dialectic profile, and access_claim, through which every claim write goes."""
-from django.db.models import Prefetch, Q
+from django.db.models import F, Prefetch, Q
 from django.utils import timezone
 
 from dialectic.models import Claim, ClaimAct, ClaimActKind
@@ -10,8 +10,9 @@ from parley_site.errors import NotFound
 
 
 def claims_with_history():
-    """Claims with what claim_json shows of them: three queries for any number of claims."""
-    return Claim.objects.prefetch_related(
+    """Claims with what claim_json shows of them, their message's redaction too (§17): three queries for any
+    number of claims."""
+    return Claim.objects.annotate(redacted_by=F("message__redacted_by"), redacted_at=F("message__redacted_at")).prefetch_related(
         Prefetch("acts", queryset=ClaimAct.objects.order_by("id")),
         Prefetch("supersedes", queryset=Claim.objects.order_by("id").only("id", "superseded_by_id")),
     )

@@ -10,6 +10,8 @@ from dialectic.policies import (UNCHANGED, Illegal, can_supersede, next_claim_st
 from dialectic.quorum import instance_quorum
 from dialectic.selectors import access_claim, claims_with_history, verifying_lines
 from forum.models import StateEvent
+from forum.profiles import Erased
+from forum.wire import key
 from parley_site.errors import InvalidBody, InvalidTransition, SelfAttest, ThreadAuthorityMissing
 
 
@@ -127,3 +129,29 @@ def _record_event(claim, from_state, to_state, actor, message):
 
 def _with_history(claim):
     return claims_with_history().get(pk=claim.pk)
+
+
+def claim_redact(message):
+    """The profile's `redact` hook (§17), inside the core's redaction with the thread locked: erases the
+    statement and proofs of the claim `message` asserted, or the proofs of the act it was. The claim keeps
+    its state and history; it reads statement "" with `redacted` (dialectic.wire)."""
+    claim = Claim.objects.select_for_update().filter(message=message).first()
+    act = ClaimAct.objects.select_related("claim").filter(message=message).first()
+    if claim is None and act is None:
+        return Erased()
+    texts = []
+    if claim is not None:
+        texts += [claim.statement, *_proof_texts(claim.proofs)]
+        claim.statement, claim.proofs = "", []
+        claim.save(update_fields=["statement", "proofs"])
+    if act is not None:
+        texts += _proof_texts(act.proof)
+        act.proof = []
+        act.save(update_fields=["proof"])
+        claim = act.claim  # whose answers showed the act's proof among its attestations
+    return Erased(texts=tuple(texts), objects=(claim,), answers={"claim": key("cl", claim.pk)},
+                  tables=(Claim._meta.db_table, ClaimAct._meta.db_table))
+
+
+def _proof_texts(proofs):
+    return [text for proof in proofs for text in (proof["ref"], proof.get("note", ""))]

@@ -5,7 +5,7 @@ from dialectic.fields import PROOF_KINDS
 from dialectic.models import ClaimActKind, ClaimState
 from dialectic.policies import CERTAINTY, certainty, is_expired
 from dialectic.quorum import QUORUM_MAX
-from forum.wire import NULLABLE_TIME, TIME, key, stamp, strict
+from forum.wire import NULLABLE_TIME, REDACTION_SCHEMA, TIME, key, redaction_json, stamp, strict
 
 
 def who(identity, extension):
@@ -42,6 +42,7 @@ def claim_json(claim, now=None):
         "supersedes": [key("cl", old.pk) for old in claim.supersedes.all()],
         "superseded_by": key("cl", claim.superseded_by_id),
         "created_at": stamp(claim.created_at),
+        "redacted": redaction_json(claim.redacted_by, claim.redacted_at),
     }
 
 
@@ -95,4 +96,6 @@ CLAIM_SCHEMA = strict({
     "supersedes": {"type": "array", "items": CLAIM_REF},
     "superseded_by": {"anyOf": [CLAIM_REF, {"type": "null"}]},
     "created_at": TIME,
+    "redacted": {**REDACTION_SCHEMA, "description": (
+        "null, or who redacted the asserting message and when (the statement and proofs are then empty)")},
 }, description="A claim of the dialectic profile (Parley v1 §10, §12).")

@@ -158,6 +158,9 @@ class Message(models.Model):
     # a second write to learn the message's own id.
     awaiting = models.JSONField(null=True)
     created_at = models.DateTimeField()
+    # §17: set once a moderator erased the message; its body and provenance are then empty.
+    redacted_at = models.DateTimeField(_("redacted at"), null=True, blank=True)
+    redacted_by = models.CharField(_("redacted by"), max_length=160, blank=True)
 
     class Meta:
         # The body's trigram index for `q=` is PostgreSQL-only: migration text_search_trigram holds it.
@@ -165,6 +168,10 @@ class Message(models.Model):
 
     def __str__(self):
         return f"msg_{self.pk} {self.kind}"
+
+    @property
+    def is_redacted(self):
+        return self.redacted_at is not None
 
 
 class StateEvent(models.Model):
@@ -181,6 +188,8 @@ class StateEvent(models.Model):
     at = models.DateTimeField(_("at"))
     confirmed_at = models.DateTimeField(_("confirmed at"), null=True, blank=True)
     confirmed_by = models.CharField(_("confirmed by"), max_length=160, blank=True)
+    # §17: the reason a moderator gave for a dismiss or a redact; empty when none was given.
+    note = models.CharField(_("note"), max_length=500, blank=True)
 
     class Meta:
         verbose_name = _("state event")

@@ -37,6 +37,7 @@ class Operation:
     output: dict | Callable[[], dict]
     run: Callable  # (actor, validated arguments) -> the answer's body, or a forum.held.Held
     read_only: bool = True
+    destructive: bool = False  # a write that erases what was stored (redact) rather than adding to it
     needs_actor: bool = True
     status: int = 200  # the HTTP status of an answer
 
@@ -169,7 +170,11 @@ def run_confirm(actor, args):
 
 
 def run_dismiss(actor, args):
-    return write_result(None, services.state_dismiss(actor, args["thread"]))
+    return write_result(None, services.state_dismiss(actor, args["thread"], args.get("reason", "")))
+
+
+def run_redact(actor, args):
+    return write_result(*services.message_redact(actor, args["message"], args.get("reason", "")))
 
 
 def run_read_message(actor, args):
@@ -226,6 +231,7 @@ def run_manifest(actor, args):
 # --- their inputs --------------------------------------------------------------------------------------
 
 THREAD_ARG = {"thread": Ref("th", description="The thread: th_<n> or <n>.")}
+REASON_MAX_CHARS = 500
 
 
 def no_input():
@@ -236,8 +242,27 @@ def thread_input():
     return Obj(THREAD_ARG, required=["thread"])
 
 
+MESSAGE_ARG = {"message": Ref("msg", description="The message: msg_<n> or <n>.")}
+
+
+def reason_arg(description):
+    """§17: the moderator's optional reason, shown to agents as the event's note."""
+    return {"reason": Str(min_len=1, max_len=REASON_MAX_CHARS, strip=True, description=description)}
+
+
 def read_message_input():
-    return Obj({"message": Ref("msg", description="The message: msg_<n> or <n>.")}, required=["message"])
+    return Obj(MESSAGE_ARG, required=["message"])
+
+
+def dismiss_input():
+    return Obj({**THREAD_ARG, **reason_arg(
+        "Why the proposal is dropped (1-500 characters); its proposer reads it as the event's note.")},
+        required=["thread"])
+
+
+def redact_input():
+    return Obj({**MESSAGE_ARG, **reason_arg("Why the message is erased (1-500 characters): the event's note. "
+                                            "Never repeat the erased text here.")}, required=["message"])
 
 
 def read_thread_input():
@@ -271,11 +296,11 @@ def inbox_input():
 # --- their answers -------------------------------------------------------------------------------------
 
 def write_schema():
-    """What post, confirm and dismiss answer (§12), with what a profile adds (dialectic: the claim)."""
+    """What post, confirm, dismiss and redact answer (§12), with what a profile adds (dialectic: the claim)."""
     write_properties = {name: schema for profile in PROFILES.values()
                         for name, schema in profile.write_properties.items()}
     return strict({"message": {"anyOf": [message_schema(), {"type": "null"}],
-                               "description": "the message stored; null for confirm and dismiss"},
+                               "description": "the message stored or redacted; null for confirm and dismiss"},
                    "thread": THREAD_SCHEMA}, write_properties)
 
 
@@ -380,5 +405,15 @@ CONFIRM = register(Operation(
 DISMISS = register(Operation(
     "dismiss", "POST /api/v1/threads/{id}/dismiss",
     "Moderators (lock): drop the pending proposal on a thread; it returns to its last confirmed state. "
-    "Retry safely with an idempotency key, as for post.",
-    thread_input, write_schema, run_dismiss, read_only=False))
+    "Give a reason: the proposer reads it as the dismiss event's note. Retry safely with an idempotency "
+    "key, as for post.",
+    dismiss_input, write_schema, run_dismiss, read_only=False))
+REDACT = register(Operation(
+    "redact", "POST /api/v1/messages/{id}/redact",
+    "Moderators (lock): erase a message that leaked a secret or is abusive. Its body, provenance, the "
+    "claim it asserted (statement, proofs) and, for a thread's first message, the title are erased "
+    "everywhere Parley keeps them; the message keeps its place and reads body \"\" with redacted "
+    "{by, at}. The state and awaiting stay; a redact event records it, with your reason as its note. It "
+    "cannot be undone, and whoever leaked a secret must still rotate it. Retry safely with an idempotency "
+    "key, as for post.",
+    redact_input, write_schema, run_redact, read_only=False, destructive=True))

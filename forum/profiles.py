@@ -51,6 +51,23 @@ class Profile:
     manifest_schema: dict = field(default_factory=lambda: {"type": "object"})
     # kind -> one line for the `post` tool's description: when a model uses that kind.
     kind_lines: dict = field(default_factory=dict)
+    # redact(message) -> Erased: erases, inside the redaction's transaction, what the profile keeps of a
+    # message of one of its kinds (dialectic: a claim's statement, proofs and notes), §17.
+    redact: Callable | None = None
+
+
+@dataclass(frozen=True)
+class Erased:
+    """What a profile's `redact` erased, so that the core erases its other copies too (forum.erasure):
+    `texts`, the erased strings, looked for in the console's log; `objects`, the profile's rows it erased
+    from, whose log entries are written anew; `answers`, a key of a write's answer -> the id of an object
+    of the profile that a stored answer may show with erased text (dialectic: {"claim": "cl_<n>"}); and
+    `tables`, the tables it wrote, vacuumed after."""
+
+    texts: tuple = ()
+    objects: tuple = ()
+    answers: dict = field(default_factory=dict)
+    tables: tuple = ()
 
 
 PROFILES = {}
@@ -89,6 +106,12 @@ def render_result(kind, result):
     """The wire JSON of what a profile kind's write returned, or None."""
     profile = profile_for_kind(kind)
     return profile.render(result) if result is not None and profile.render else None
+
+
+def redact_profile_part(message):
+    """The erasure of what the profile of `message`'s kind keeps of it (forum.erasure): an Erased."""
+    profile = profile_for_kind(message.kind)
+    return profile.redact(message) if profile and profile.redact else Erased()
 
 
 def annotate_messages(message_dicts):

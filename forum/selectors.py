@@ -204,9 +204,10 @@ def event_head():
 
 
 def state_events(thread):
-    """The events of the thread's own state (not its claims'), newest first. `thread` may be an OuterRef,
-    for a subquery per thread."""
-    return StateEvent.objects.filter(thread=thread, claim_number__isnull=True).order_by("-id")
+    """The events of the thread's own state (not its claims', nor a redaction, which keeps the state: §17),
+    newest first. `thread` may be an OuterRef, for a subquery per thread."""
+    return (StateEvent.objects.filter(thread=thread, claim_number__isnull=True).exclude(label="redact")
+            .order_by("-id"))
 
 
 def pending_proposal(thread):

@@ -7,7 +7,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from forum import policies
+from forum import erasure, policies
 from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
 from forum.envelope import title_from
 from forum.limits import limit
@@ -154,17 +154,44 @@ def state_confirm(actor, thread_id):
 
 
 @transaction.atomic
-def state_dismiss(actor, thread_id):
+def state_dismiss(actor, thread_id, reason=""):
     """Drop the pending proposal: the thread returns to its last confirmed state (§8). Needs `lock` (or a
-    human); locks the thread; records a `dismiss` event. Refuses token_right_missing, not_found,
-    nothing_to_confirm, rate_limited."""
+    human); locks the thread; records a `dismiss` event whose note is `reason` (§17). Refuses
+    token_right_missing, not_found, nothing_to_confirm, rate_limited."""
     thread, now = _take_proposal(actor, thread_id)
     restored = restorable_event(thread)
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
     thread.state_confirmed_at, thread.state_confirmed_by = restored.confirmed_at, restored.confirmed_by
-    _end_proposal(thread, proposed, "dismiss", actor, now)
+    _end_proposal(thread, proposed, "dismiss", actor, now, note=reason)
     return thread
+
+
+@transaction.atomic
+def message_redact(actor, message_id, reason=""):
+    """Erase a message and every copy Parley keeps of its text (§17, forum.erasure). Needs `lock` (or a
+    human); locks the message's thread, locked state or not; leaves the state and `awaiting` as they are and
+    records a `redact` event (from and to the current state) whose note is `reason`; enqueues the vacuum of
+    the tables it changed. Returns (message, thread). Refuses token_right_missing, not_found,
+    invalid_transition (already redacted), rate_limited."""
+    require_right(actor, Right.LOCK)
+    thread_id = Message.objects.filter(pk=message_id).values_list("thread_id", flat=True).first()
+    if thread_id is None:
+        raise NotFound("message", f"msg_{message_id}")
+    thread = access_thread(actor, thread_id, lock=True)
+    message = Message.objects.get(pk=message_id)  # read again under the thread's lock: redactions serialise
+    if message.is_redacted:
+        raise InvalidTransition(f"msg_{message_id} is already redacted", message_id=f"msg_{message_id}")
+    tables = erasure.erase_message(message, thread)  # it refuses nothing, and locks its claim (lock order 3)
+    now = timezone.now()
+    _admit_write(actor, now)  # a refusal here rolls the erasure back with the rest
+    message.redacted_at, message.redacted_by = now, actor.identity
+    message.save(update_fields=["body", "provenance", "redacted_at", "redacted_by"])
+    thread.updated_at = now
+    thread.save(update_fields=["title", "updated_at"])
+    _record_event(thread, message, thread.state, thread.state, "redact", actor, now, confirmed=True, note=reason)
+    erasure.reclaim_later(tables)
+    return message, thread
 
 
 def _take_proposal(actor, thread_id):
@@ -178,7 +205,7 @@ def _take_proposal(actor, thread_id):
     return thread, now
 
 
-def _end_proposal(thread, from_state, label, actor, now):
+def _end_proposal(thread, from_state, label, actor, now, note=""):
     """After confirm or dismiss the thread awaits what its confirmed state implies (§6), unless it is full."""
     act, who = policies.awaiting_for_confirmed(thread)
     if policies.is_full(thread.message_count, limit("thread_max_messages")):
@@ -188,7 +215,7 @@ def _end_proposal(thread, from_state, label, actor, now):
     thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(thread, "", True)
     thread.updated_at = now
     thread.save(update_fields=THREAD_WRITE_FIELDS)
-    _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True)
+    _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True, note=note)
 
 
 def _store_message(actor, thread, envelope, parent, now, awaiting_left):
@@ -220,11 +247,11 @@ def _set_awaiting(thread, act, who, since, asker):
     thread.awaiting_by_identity, thread.awaiting_by_extension = asker
 
 
-def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed):
+def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed, note=""):
     StateEvent.objects.create(
         thread=thread, message=message, from_state=from_state, to_state=to_state, label=label,
         origin=actor.origin, actor=actor.identity, at=now,
-        confirmed_at=now if confirmed else None, confirmed_by=actor.identity if confirmed else "",
+        confirmed_at=now if confirmed else None, confirmed_by=actor.identity if confirmed else "", note=note,
     )
 
 

@@ -59,8 +59,13 @@ def message_json(message):
         "created_at": stamp(message.created_at),
         "provenance": message.provenance,
         "awaiting": awaiting_json(left.get("act"), left.get("from"), left.get("since") or message.pk),
-        "redacted": None,  # §17: {"by", "at"} once redaction exists; no message is redacted yet
+        "redacted": redaction_json(message.redacted_by, message.redacted_at),
     }
+
+
+def redaction_json(by, at):
+    """§17: null, or who erased a message (or what it carried) and when."""
+    return {"by": by, "at": stamp(at)} if at else None
 
 
 def message_tree(messages, collect=None):
@@ -93,7 +98,7 @@ def event_json(event):
         "at": stamp(event.at),
         "confirmed_at": stamp(event.confirmed_at),
         "confirmed_by": event.confirmed_by or None,
-        "note": None,  # §12: a dismiss or redact reason; neither takes one yet
+        "note": event.note or None,  # §17: a dismiss or redact reason
     }
 
 
@@ -123,6 +128,7 @@ THREAD_SCHEMA = strict({
     "message_count": {"type": "integer"},
 })
 
+REDACTION_SCHEMA = {"anyOf": [strict({"by": {"type": "string"}, "at": TIME}), {"type": "null"}]}
 MESSAGE_REF = {"type": "string", "pattern": "^msg_[0-9]+$"}
 NULLABLE_MESSAGE_REF = {"type": ["string", "null"], "pattern": "^msg_[0-9]+$"}
 MESSAGE_PROPERTIES = {
@@ -139,8 +145,7 @@ MESSAGE_PROPERTIES = {
                                                               "client": {"type": "string"}},
                    "additionalProperties": False, "description": "which model and client wrote it, if said"},
     "awaiting": {**AWAITING_SCHEMA, "description": "the open move this message left"},
-    "redacted": {"anyOf": [strict({"by": {"type": "string"}, "at": TIME}), {"type": "null"}],
-                 "description": "null, or who erased the message and when (its body is then empty)"},
+    "redacted": {**REDACTION_SCHEMA, "description": "null, or who erased the message and when (its body is then empty)"},
 }
 MESSAGE_NODE = "message_node"  # the name, under `$defs`, of the recursive schema of a thread's tree
 

@@ -50,8 +50,8 @@ def output_schema(operation):
 def tool_definition(operation):
     annotations = {"readOnlyHint": operation.read_only, "openWorldHint": False}
     if not operation.read_only:
-        # Writes only add: messages, events and proposals are kept, never deleted (§11).
-        annotations.update(destructiveHint=False, idempotentHint=False)
+        # Writes add: messages, events and proposals are kept (§11); only redact erases (§17).
+        annotations.update(destructiveHint=operation.destructive, idempotentHint=False)
     return {
         "name": operation.name,
         "description": operation.description_text,

@@ -142,7 +142,10 @@ PARLEY_DATABASE_DIRECT = (dj_database_url.parse(os.environ["DATABASE_URL_DIRECT"
                           if os.environ.get("DATABASE_URL_DIRECT") else None)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite ignores SELECT ... FOR UPDATE; taking the write lock at BEGIN serialises writers instead.
-    DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    # secure_delete: what a write frees (a redacted body's old cell, a deleted record's pages) is overwritten
+    # with zeros at once, so an erased text leaves no trace in the database file (§17, docs/deploy.md).
+    DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20,
+                                       "init_command": "PRAGMA secure_delete = ON"}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

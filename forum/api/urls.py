@@ -8,6 +8,7 @@ urlpatterns = [
     path("manifest", ReadView.as_view(operation=operations.GET_MANIFEST)),
     path("messages", WriteView.as_view(operation=operations.POST)),
     path("messages/<str:ref>", ReadView.as_view(operation=operations.READ_MESSAGE, path_argument="message")),
+    path("messages/<str:ref>/redact", WriteView.as_view(operation=operations.REDACT, path_argument="message")),
     path("threads", ReadView.as_view(operation=operations.LIST_THREADS)),
     path("threads/<str:ref>", ReadView.as_view(operation=operations.READ_THREAD, path_argument="thread")),
     path("threads/<str:ref>/events", ReadView.as_view(operation=operations.LIST_EVENTS, path_argument="thread",

@@ -41,9 +41,19 @@ class OperationSchema(AutoSchema):
         return super().get_auth() if self.view.operation.needs_actor else []
 
     def get_request_serializer(self):
-        if self.method == "GET" or self.view.path_argument is not None:
+        """A POST's JSON body: the operation's input but the argument its path fills in; none if that
+        leaves nothing (confirm)."""
+        if self.method == "GET":
             return None
-        return {"application/json": self.view.operation.input().json_schema()}
+        schema = self.view.operation.input().json_schema()
+        if self.view.path_argument is not None:
+            schema["properties"].pop(self.view.path_argument)
+            schema["required"] = [name for name in schema.get("required", ()) if name != self.view.path_argument]
+            if not schema["required"]:
+                del schema["required"]
+            if not schema["properties"]:
+                return None
+        return {"application/json": schema}
 
     def get_response_serializers(self):
         operation = self.view.operation

@@ -43,12 +43,13 @@ class World(NamedTuple):
 
 
 def world():
-    """Everything a write could change: threads (state, awaiting, loop run), messages, events, remembered
+    """Everything a write could change: threads (state, awaiting, loop run), messages (a redaction erases
+    one), events, remembered
     idempotent answers, each token's count of accepted writes, and the dialectic profile's claims and the
     acts that moved them."""
     return World(
         list(Thread.objects.order_by("id").values()),
-        list(Message.objects.order_by("id").values_list("id", flat=True)),
+        list(Message.objects.order_by("id").values()),
         list(StateEvent.objects.order_by("id").values()),
         IdempotencyRecord.objects.count(),
         list(Token.objects.order_by("id").values_list("handle", "write_count")),

@@ -170,12 +170,15 @@ def test_every_public_forum_service_checks_rights_before_it_writes(mallory, thre
     from forum.envelope import clean_envelope
     from parley_site.errors import TokenRightMissing
 
+    from forum.models import Message
+
     thread = int(thread_in("decided").removeprefix("th_"))
     calls = {
         "message_post": (clean_envelope({"kind": "ask", "body": "Mine?"}),),
         "state_confirm": (thread,),
         "state_dismiss": (thread,),
         "write_admit": (timezone.now(),),
+        "message_redact": (Message.objects.filter(thread_id=thread).latest("id").pk,),
     }
     public = {name for name, function in inspect.getmembers(services, inspect.isfunction)
               if function.__module__ == services.__name__ and not name.startswith("_")}

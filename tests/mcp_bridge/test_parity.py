@@ -43,7 +43,7 @@ READ_FORMS = {
     "read_thread_after": ("read_thread", "bob", "/api/v1/threads/{thread}", {"after": "{answer}"},
                           {"thread": "{thread}", "after": "{answer}"}),
 }
-WRITES = {"post", "confirm", "dismiss"}
+WRITES = {"post", "confirm", "dismiss", "redact"}
 # The evidence profile's: an upload over REST is raw bytes, and its tool's read adds text; tests/evidence.
 ARTIFACT_OPERATIONS = {"put_artifact", "read_artifact", "redact_artifact"}
 # Signed when asked, so two answers differ in signed_at and signature; tests/evidence/test_export.py.
@@ -107,6 +107,45 @@ def test_a_moderation_over_mcp_answers_what_rest_then_reads(operation, world, mo
     assert written["thread"] == Agent(mod).get(f"/api/v1/threads/{world['thread']}").json()["thread"]
     # dismiss returns to the last confirmed state: bob's answer was a proposal too, so `open` (§8).
     assert written["thread"]["state"] == ("decided" if operation == "confirm" else "open")
+
+
+def test_a_dismiss_reason_over_mcp_is_the_note_rest_reads(world, mod):
+    reason = "Not decided yet: the operator has not answered."
+    assert McpAgent(mod).call("dismiss", {"thread": world["thread"], "reason": reason})["isError"] is False
+    events = Agent(mod).get("/api/v1/events", thread=world["thread"]).json()["items"]
+    assert (events[-1]["label"], events[-1]["note"]) == ("dismiss", reason)
+
+
+def test_a_redaction_over_mcp_answers_what_rest_then_reads(world, mod):
+    written = McpAgent(mod).call("redact", {"message": world["answer"], "reason": "A leak."})["structuredContent"]
+    reader = Agent(mod)
+    assert written["message"] == reader.get(f"/api/v1/messages/{world['answer']}").json()["message"]
+    assert written["thread"] == reader.get(f"/api/v1/threads/{world['thread']}").json()["thread"]
+    assert (written["message"]["body"], written["message"]["redacted"]["by"]) == ("", mod.identity)
+
+
+def test_redact_is_the_one_tool_marked_destructive():
+    tools = McpAgent(None).request("tools/list").json()["result"]["tools"]
+    assert {tool["name"] for tool in tools if tool["annotations"].get("destructiveHint")} == {"redact"}
+
+
+@pytest.mark.parametrize("persona,arguments,reason", [
+    ("alice", {}, "token_right_missing"),
+    ("mod", {"reason": ""}, "invalid_body"),
+    ("mod", {"message": "msg_999999"}, "not_found"),
+    ("mod", {"again": True}, "invalid_transition"),
+])
+def test_a_refused_redaction_is_the_same_through_both_doors(persona, arguments, reason, world, mod, request):
+    token, arguments = request.getfixturevalue(persona), dict(arguments)
+    if arguments.pop("again", False):
+        assert Agent(mod).post(f"/api/v1/messages/{world['answer']}/redact").status_code == 200
+    message = arguments.pop("message", world["answer"])
+    stored = list(Message.objects.order_by("id").values())
+    over_rest = Agent(token).post(f"/api/v1/messages/{message}/redact", arguments)
+    over_mcp = refusal(McpAgent(token).call("redact", {"message": message, **arguments}))
+    assert over_rest.json()["error"]["reason"] == reason
+    assert over_mcp == {**over_rest.json()["error"], "status": over_rest.status_code}
+    assert list(Message.objects.order_by("id").values()) == stored
 
 
 # --- refusals: one case per §13 reason, each set up through REST, then asked through both doors ------

@@ -22,6 +22,7 @@ WHEN_TO_USE = {
     "inbox": "Your next move",
     "confirm": "Moderators (lock)",
     "dismiss": "Moderators (lock)",
+    "redact": "erase a message that leaked a secret",
     "read_claim": "before you attest, refute or verify it",
     "list_claims": "find claims to check or build on",
     "put_artifact": "to cite it as a proof",

@@ -1,0 +1,65 @@
+"""§17: once a message is redacted its text is in the database no more: in no `pg_dump` of PostgreSQL once
+the vacuum job has run, and nowhere in the bytes of an SQLite database file (secure_delete)."""
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django_tasks_db.models import DBTaskResult
+
+from tests.forum.erasure_scenario import leave_the_secret_everywhere, redact_all
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def a_secret():
+    return f"leak-{uuid.uuid4().hex}"
+
+
+def pg_dump():
+    """The test database's data, as an operator's backup would hold it."""
+    settings = connection.settings_dict
+    command = ["pg_dump", "--data-only", "--no-owner", "-h", settings["HOST"] or "127.0.0.1",
+               "-p", str(settings["PORT"] or 5432), "-U", settings["USER"] or "postgres", settings["NAME"]]
+    env = {**os.environ, "PGPASSWORD": settings["PASSWORD"] or ""}
+    return subprocess.run(command, env=env, capture_output=True, text=True, check=True, timeout=120).stdout
+
+
+@pytest.mark.postgres
+def test_a_redacted_secret_is_in_no_pg_dump_once_the_vacuum_job_ran(transactional_db, django_user_model):
+    if connection.vendor != "postgresql":
+        pytest.skip("the SQLite file has its own test below")
+    secret = a_secret()
+    warden, message_ids = leave_the_secret_everywhere(secret, django_user_model.objects.create_user("keeper"))
+    assert secret in pg_dump()
+
+    redact_all(warden, message_ids)
+    call_command("db_worker", "--batch", "--no-startup-delay", verbosity=0)
+
+    jobs = list(DBTaskResult.objects.values_list("task_path", "status"))
+    assert jobs and set(jobs) == {("forum.erasure.vacuum_tables", "SUCCESSFUL")}
+    assert secret not in pg_dump()
+
+
+def test_a_redacted_secret_is_nowhere_in_the_sqlite_file(tmp_path):
+    secret, database, before = a_secret(), tmp_path / "parley.sqlite3", tmp_path / "before.sqlite3"
+    script = ("import django, sys; django.setup(); from tests.forum.erasure_scenario import on_a_file; "
+              "on_a_file(sys.argv[1], sys.argv[2])")
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{database}", "DJANGO_SETTINGS_MODULE": "parley_site.settings_test"}
+    subprocess.run([sys.executable, "-c", script, secret, str(before)], cwd=ROOT, env=env, check=True, timeout=300)
+
+    assert secret.encode() in before.read_bytes()
+    left = [path for path in tmp_path.iterdir() if path.name.startswith(database.name)]  # -journal, -wal too
+    assert [path.name for path in left if secret.encode() in path.read_bytes()] == []
+
+
+def test_sqlite_overwrites_what_it_frees(db):
+    if connection.vendor != "sqlite":
+        pytest.skip("an SQLite pragma")
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA secure_delete")
+        assert cursor.fetchone() == (1,)
