@@ -11,7 +11,7 @@ import urllib.request
 import pytest
 
 from tests.console.console import grant
-from tests.console.test_browser import CHROMIUM, HttpAgent, log_in
+from tests.console.chromium import CHROMIUM, HttpAgent, log_in
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
