@@ -4,19 +4,15 @@ logged in to the console, opens the artifact's URL and the page of a claim that 
 runs: the bytes come as a sandboxed attachment, never sniffed, and the console shows them as escaped text."""
 import http.server
 import json
-import os
 import threading
 import urllib.request
 
 import pytest
 
 from tests.console.console import grant
-from tests.console.chromium import CHROMIUM, HttpAgent, log_in
+from tests.console.chromium import BROWSER_MARKS, HttpAgent, browser, expect, log_in, sync_api  # noqa: F401
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-expect = sync_api.expect
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"needs Debian's chromium at {CHROMIUM}")]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture
@@ -36,16 +32,6 @@ def receiver():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}", hits
     server.shutdown()
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    from tests.console.test_browser import CHROMIUM_ARGS
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def upload(base_url, token, data, content_type):
