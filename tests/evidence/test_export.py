@@ -107,6 +107,12 @@ def test_export_of_an_unknown_or_malformed_claim_is_not_found(as_bob, realm_key,
     refused(attestation(as_bob, ref), 404, "not_found", object="claim")
 
 
+def test_a_claim_whose_assert_was_redacted_is_not_exported(as_bob, as_mod, verified_claim, realm_key):
+    asserted = as_bob.get(f"/api/v1/claims/{verified_claim}").json()["claim"]["message"]
+    assert as_mod.post(f"/api/v1/messages/{asserted}/redact", {}).status_code == 200
+    refused(attestation(as_bob, verified_claim), 404, "not_found", object="claim")
+
+
 def test_export_over_mcp_answers_the_same_envelope(bob, verified_claim, realm_key, as_bob):
     result = McpAgent(bob).call("export_attestation", {"claim": verified_claim})
     assert result["isError"] is False, result
