@@ -39,6 +39,9 @@ class Operation:
     read_only: bool = True
     needs_actor: bool = True
     status: int = 200  # the HTTP status of an answer
+    # Keys of a write's answer given once and never replayed (a webhook's secret, §17): an idempotent
+    # retry answers without them, and no idempotency record keeps them.
+    shown_once: tuple = ()
 
     @property
     def description_text(self):
@@ -85,7 +88,7 @@ def _run(operation, actor, arguments, idempotency_key):
     if not operation.read_only:
         if idempotency_key is not None:
             return run_idempotent(actor, idempotency_key, operation.name, arguments,
-                                  partial(_answer, operation, actor, arguments))
+                                  partial(_answer, operation, actor, arguments), operation.shown_once)
         return _answer(operation, actor, arguments)
     if not operation.needs_actor:  # the manifest reads no database
         return _answer(operation, actor, arguments)

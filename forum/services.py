@@ -228,6 +228,13 @@ def _record_event(thread, message, from_state, to_state, label, actor, now, conf
     )
 
 
+def count_write(actor):
+    """Count an accepted write that is not a thread's (creating or deleting a webhook, §14 [D] Counting)
+    against `actor`'s rate limit, inside the write's transaction, once every other check has passed.
+    Refuses rate_limited; humans are not rate limited."""
+    _admit_write(actor, timezone.now(), takes_positions=False)
+
+
 def _admit_write(actor, now, takes_positions=True):
     """Every check but the rate limit has passed: count the write against its token's rate limit and, if
     it will take cursor positions (forum.sequences), lock their order in the same statement. Humans are not
