@@ -13,25 +13,21 @@ class MethodOperationView(OperationView):
 
     @property
     def operation(self):
+        # Before a handler refuses a method the route does not take, authentication asks which operation
+        # it is: the route's first answers for it.
         method = getattr(getattr(self, "request", None), "method", None)
-        if method in self.operations:
-            return self.operations[method]
-        if method in (None, "OPTIONS"):
-            return next(iter(self.operations.values()))
-        raise MethodNotAllowed(method)
+        return self.operations.get(method) or next(iter(self.operations.values()))
 
     @property
     def allowed_methods(self):
         return list(self.operations)
 
-    def get(self, request, ref=None):
+    def serve(self, request, ref=None):
+        if request.method not in self.operations:
+            raise MethodNotAllowed(request.method)
         return self.answer(request, ref)
 
-    def post(self, request, ref=None):
-        return self.answer(request, ref)
-
-    def delete(self, request, ref=None):
-        return self.answer(request, ref)
+    get = post = delete = serve
 
 
 class WebhooksView(MethodOperationView):
