@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import urllib3
 from standardwebhooks.webhooks import Webhook as Signer
-from urllib3.exceptions import HTTPError, TimeoutError
+from urllib3.exceptions import HTTPError, NewConnectionError, TimeoutError
 
 from webhooks.targets import BadTarget, target_of
 
@@ -51,6 +51,8 @@ def post(url, secret, webhook_id, payload):
                                 headers=signed_headers(secret, webhook_id, body, target),
                                 redirect=False, retries=False, assert_same_host=False, preload_content=False)
         response.release_conn()
+    except NewConnectionError as exc:  # urllib3 counts it a timeout too, but nothing answered at all
+        return f"connection failed: {exc.__context__ or exc}"[:200]
     except TimeoutError:
         return "timeout"
     except (HTTPError, OSError) as exc:

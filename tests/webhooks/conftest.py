@@ -92,9 +92,22 @@ def run_jobs(db):
     return run
 
 
+@pytest.fixture
+def run_fan_outs(allow_loopback):
+    """run_fan_outs(): run the queued fan-out jobs only, so that the deliveries they make stay queued."""
+    from webhooks.tasks import fan_out
+
+    def run():
+        for job in jobs("fan_out").filter(status="READY"):
+            fan_out.call(*job.task_result.args, **job.task_result.kwargs)
+            job.delete()
+
+    return run
+
+
 def jobs(task_name):
-    """The queued jobs of a task (its function's name), oldest first."""
-    return [job for job in DBTaskResult.objects.order_by("enqueued_at") if job.task_path.endswith(f".{task_name}")]
+    """The jobs of a task (its function's name), oldest first."""
+    return DBTaskResult.objects.filter(task_path=f"webhooks.tasks.{task_name}").order_by("enqueued_at")
 
 
 @contextmanager
