@@ -83,3 +83,10 @@ def webhook_enable(actor, webhook_id):
     webhook.save(update_fields=["disabled_at", "disabled_reason", "failing_since"])
     logger.info("%s enabled webhook wh_%s again", actor.identity, webhook_id)
     return webhook
+
+
+@transaction.atomic
+def webhook_remove(actor, webhook_id):
+    """A moderator in the console (`actor`) deletes any token's webhook and its queued deliveries. Logged."""
+    Webhook.objects.filter(pk=webhook_id).delete()
+    logger.info("%s deleted webhook wh_%s", actor.identity, webhook_id)
