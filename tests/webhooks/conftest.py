@@ -106,8 +106,12 @@ def run_fan_outs(allow_loopback):
 
 
 def jobs(task_name):
-    """The jobs of a task (its function's name), oldest first."""
-    return DBTaskResult.objects.filter(task_path=f"webhooks.tasks.{task_name}").order_by("enqueued_at")
+    """The jobs of a webhooks task (its function's name), oldest first."""
+    return jobs_of(f"webhooks.tasks.{task_name}")
+
+
+def jobs_of(task_path):
+    return DBTaskResult.objects.filter(task_path=task_path).order_by("enqueued_at")
 
 
 @contextmanager
