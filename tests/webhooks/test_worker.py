@@ -17,6 +17,7 @@ from standardwebhooks.webhooks import Webhook as Verifier
 from bench.server import database_url
 from jobs.models import PeriodicSlot
 from jobs.periodic import enqueue_due
+from jobs.recovery import requeue_stalled
 from tests.test_readme import SUITE_ENVIRONMENT
 from tests.webhooks.conftest import Receiver, jobs_of
 
@@ -108,5 +109,18 @@ def test_a_periodic_job_is_enqueued_once_per_slot_however_many_workers_ask(db, s
 def test_the_worker_runs_the_periodic_jobs_it_enqueued(run_jobs, settings):
     settings.PARLEY_PERIODIC_TASKS = {TICK: 3600}
     enqueue_due()
+    assert run_jobs() == 1
+    assert [job.return_value for job in jobs_of(TICK)] == ["tick"]
+
+
+def test_a_job_left_running_by_a_dead_worker_is_run_again(run_jobs, settings, time_machine):
+    time_machine.move_to(timezone.now(), tick=False)
+    settings.PARLEY_PERIODIC_TASKS = {TICK: 3600}
+    enqueue_due()
+    [job] = jobs_of(TICK)
+    job.claim("a-worker-that-died")
+    assert run_jobs() == 0 and requeue_stalled() == 0
+    time_machine.shift(timedelta(minutes=31))
+    assert requeue_stalled() == 1
     assert run_jobs() == 1
     assert [job.return_value for job in jobs_of(TICK)] == ["tick"]

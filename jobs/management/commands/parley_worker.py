@@ -1,6 +1,7 @@
 """`manage.py parley_worker`: runs the background jobs (webhook deliveries, periodic jobs) from our own
 database. django-tasks-db's worker runs the jobs of every queue; beside it a thread enqueues the periodic jobs
-of settings.PARLEY_PERIODIC_TASKS when they are due (jobs.periodic), safe with several workers running.
+of settings.PARLEY_PERIODIC_TASKS when they are due (jobs.periodic) and gives the queue back the jobs of a
+worker that died while running them (jobs.recovery), both safe with several workers running.
 
 SIGTERM or SIGINT: the job running finishes, then the worker exits (a second signal stops it at once). Run
 as many as the deliveries need (docs/deploy.md); each takes one job at a time."""
@@ -11,6 +12,7 @@ from django.db import close_old_connections
 from django_tasks_db.management.commands.db_worker import Command as DatabaseWorkerCommand
 
 from jobs.periodic import enqueue_due
+from jobs.recovery import requeue_stalled
 
 logger = logging.getLogger("parley.jobs")
 
@@ -18,6 +20,7 @@ logger = logging.getLogger("parley.jobs")
 def enqueue_periodically(every, stopped):
     while not stopped.wait(every):
         try:
+            requeue_stalled()
             enqueue_due()
         except Exception:  # noqa: BLE001  a database hiccup must not end the schedule; the next turn retries
             logger.exception("enqueuing the periodic jobs failed")
