@@ -10,8 +10,11 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from forum.models import Message, StateEvent, Thread
+from forum.actors import Actor
+from forum.models import Message, StateEvent
+from forum.selectors import thread_get
 from forum.wire import event_json, thread_json
+from parley_site.errors import ParleyError
 from parley_site.sealing import unseal
 from webhooks import sending
 from webhooks.models import Delivery, Webhook
@@ -58,26 +61,26 @@ def fan_out(thread_id, message_id, event_id, awaiting, enqueue):
     return len(deliveries)
 
 
-def payload(delivery):
-    """The delivery rendered now, from its ids, in the REST reads' shapes; None when its thread is gone."""
-    thread = Thread.objects.filter(pk=delivery.thread_id).first()
-    event = StateEvent.objects.filter(pk=delivery.event_id).first() if delivery.event_id else None
-    if thread is None or (delivery.event_id and event is None):
-        return None
+def payload(delivery, actor):
+    """The delivery rendered now, from its ids, in the REST reads' shapes, read as the webhook's token
+    (`actor`) reads them: a refusal (ParleyError) when it may no longer."""
+    thread = thread_get(actor, delivery.thread_id)
+    event = StateEvent.objects.get(pk=delivery.event_id) if delivery.event_id else None
     return {"type": delivery.type, "thread": thread_json(thread), "event": event_json(event) if event else None}
 
 
 def attempt(delivery_id, enqueue_retry):
     """One attempt of a delivery; a failed one queues the next (`enqueue_retry(id, when)`)."""
-    delivery = Delivery.objects.select_related("webhook").filter(pk=delivery_id).first()
+    delivery = Delivery.objects.select_related("webhook__token").filter(pk=delivery_id).first()
     if delivery is None or delivery.delivered_at or delivery.dropped_at:
         return "gone"  # deleted with its webhook, or already settled
     if not webhook_may_deliver(delivery.webhook_id):
         reason = "webhook disabled" if delivery.webhook.disabled_at else "token may no longer read"
         return drop(delivery, reason)
-    body = payload(delivery)
-    if body is None:
-        return drop(delivery, "what it announces is gone")
+    try:
+        body = payload(delivery, Actor.for_token(delivery.webhook.token))
+    except ParleyError as refusal:
+        return drop(delivery, f"token may no longer read it: {refusal.reason}")
     secret = unseal(delivery.webhook.sealed_secret).decode()
     failure = sending.post(delivery.webhook.url, secret, delivery.stable_id, body)
     return record(delivery_id, failure, enqueue_retry)
