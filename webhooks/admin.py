@@ -24,9 +24,9 @@ def enable(modeladmin, request, queryset):
 
 @admin.action(description="Delete the selected webhooks", permissions=["change"])
 def delete(modeladmin, request, queryset):
-    actor = Actor.for_user(request.user)
-    for webhook in queryset.order_by("pk"):
-        modeladmin.log_deletion(request, webhook, str(webhook))
+    actor, webhooks = Actor.for_user(request.user), list(queryset.order_by("pk"))
+    modeladmin.log_deletions(request, webhooks)
+    for webhook in webhooks:
         webhook_remove(actor, webhook.pk)
         modeladmin.message_user(request, f"wh_{webhook.pk}: deleted with its queued deliveries", messages.SUCCESS)
 

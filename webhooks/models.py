@@ -40,6 +40,7 @@ class Topic(models.Model):
     name = models.CharField(max_length=32)
 
     class Meta:
+        ordering = ["id"]  # as the webhook's creator listed them
         constraints = [models.UniqueConstraint(fields=["webhook", "name"], name="webhook_topic_unique")]
         indexes = [models.Index(fields=["name"], name="webhook_topic_name_idx")]
 

@@ -30,7 +30,7 @@ def no_input():
 
 def run_create(actor, args):
     webhook, secret = services.webhook_create(actor, args["url"], args["topics"])
-    return {**webhook_json(webhook, args["topics"]), "secret": secret}
+    return {**webhook_json(webhook), "secret": secret}
 
 
 def run_list(actor, args):
@@ -38,8 +38,7 @@ def run_list(actor, args):
 
 
 def run_delete(actor, args):
-    webhook = services.webhook_delete(actor, args["webhook"])
-    return webhook_json(webhook, webhook.topic_names)
+    return webhook_json(services.webhook_delete(actor, args["webhook"]))
 
 
 CREATE_WEBHOOK = Operation(

@@ -5,6 +5,7 @@ import logging
 import secrets
 
 from django.db import transaction
+from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
 from forum.limits import limit
@@ -60,17 +61,15 @@ def webhook_create(actor, url, topics):
 @transaction.atomic
 def webhook_delete(actor, webhook_id):
     """Delete one of the caller's webhooks and its queued deliveries. Needs `read`; locks the webhook.
-    Returns the deleted webhook (its topics read before). Refuses token_invalid, token_right_missing,
-    not_found (another token's webhook too), rate_limited."""
+    Returns the webhook as it was, its topics read before they went. Refuses token_invalid,
+    token_right_missing, not_found (another token's webhook too), rate_limited."""
     owner_token(actor)
     require_right(actor, Right.READ)
     webhook = access_webhook(actor, webhook_id, lock=True)
     count_write(actor)
-    webhook.topic_names = list(webhook.topics.order_by("id").values_list("name", flat=True))
-    deleted_id = webhook.pk
-    webhook.delete()
-    webhook.pk = deleted_id
-    logger.info("%s deleted webhook wh_%s", actor.identity, deleted_id)
+    prefetch_related_objects([webhook], "topics")
+    Webhook.objects.filter(pk=webhook.pk).delete()
+    logger.info("%s deleted webhook wh_%s", actor.identity, webhook.pk)
     return webhook
 
 

@@ -2,9 +2,9 @@
 from forum.wire import NULLABLE_TIME, STRING_LIST, TIME, key, stamp, strict
 
 
-def webhook_json(webhook, topics=None):
-    """A webhook as the list answers it (never with its secret). `topics` when its rows are gone (deleted)."""
-    names = topics if topics is not None else [topic.name for topic in webhook.topics.all()]
+def webhook_json(webhook):
+    """A webhook as the list answers it, never with its secret."""
+    names = [topic.name for topic in webhook.topics.all()]
     return {
         "id": key("wh", webhook.pk),
         "url": webhook.url,
