@@ -55,3 +55,4 @@ DELETE_WEBHOOK = Operation(
     "delete_webhook", "DELETE /api/v1/webhooks/{id}",
     "Delete one of your webhooks; what it had queued is not sent. Answers the webhook as it was.",
     webhook_input, WEBHOOK_SCHEMA, run_delete, read_only=False)
+WEBHOOK_OPERATIONS = {operation.name: operation for operation in (CREATE_WEBHOOK, LIST_WEBHOOKS, DELETE_WEBHOOK)}

@@ -4,7 +4,7 @@ import json
 from django.core.management import call_command
 from jsonschema import Draft202012Validator
 
-from webhooks.operations import CREATE_WEBHOOK, DELETE_WEBHOOK, LIST_WEBHOOKS
+from webhooks.operations import CREATE_WEBHOOK, DELETE_WEBHOOK, LIST_WEBHOOKS, WEBHOOK_OPERATIONS
 
 
 def conforms(body, schema):
@@ -31,4 +31,4 @@ def test_real_answers_match_the_declared_output_schemas(as_alice, allow_loopback
 
 def test_webhooks_are_no_mcp_tools_and_not_among_the_manifests_operations(as_alice):
     names = {operation["name"] for operation in as_alice.get("/api/v1/manifest").json()["operations"]}
-    assert not names & {"create_webhook", "list_webhooks", "delete_webhook"}
+    assert not names & set(WEBHOOK_OPERATIONS)
