@@ -5,6 +5,7 @@ Nothing here runs inside a write: the write only queued its fan-out job, so no t
 webhooks are found, and no transaction stays open while a receiver answers."""
 import logging
 import random
+import uuid
 from datetime import timedelta
 
 from django.db import transaction
@@ -32,19 +33,19 @@ def announced(thread_id, message_id, event_id, awaiting):
     (its asker the message's author); a write without a message (confirm, dismiss) its one event and the
     `awaiting` it left."""
     if message_id is not None:
-        message = Message.objects.filter(pk=message_id).only(
-            "awaiting", "author_identity", "author_extension").first()
+        message = Message.objects.only("awaiting", "author_identity", "author_extension", "created_at").get(
+            pk=message_id)
         events = list(StateEvent.objects.filter(message_id=message_id).values_list("pk", flat=True))
-        left = (message.awaiting or {}) if message else {}
+        left, written_at = message.awaiting or {}, message.created_at
         awaiting = (None if left.get("since") is not None or not left.get("act") else
                     {"act": left["act"], "from": left["from"],
                      "asker": [message.author_identity, message.author_extension]})
     else:
-        events = [event_id]
-    found = [(Delivery.Type.EVENT, event, thread_followers(thread_id)) for event in events]
+        events, written_at = [event_id], StateEvent.objects.values_list("at", flat=True).get(pk=event_id)
+    found = [(Delivery.Type.EVENT, event, thread_followers(thread_id, written_at)) for event in events]
     if awaiting:
-        found.append((Delivery.Type.INBOX, None,
-                      inbox_followers(awaiting["act"], awaiting["from"], tuple(awaiting["asker"]))))
+        found.append((Delivery.Type.INBOX, None, inbox_followers(
+            awaiting["act"], awaiting["from"], tuple(awaiting["asker"]), written_at)))
     return found
 
 
@@ -52,8 +53,9 @@ def fan_out(thread_id, message_id, event_id, awaiting, enqueue):
     """Create a delivery per webhook and announced item, each sent by its own job (`enqueue(id)`)."""
     now = timezone.now()
     with transaction.atomic():
-        deliveries = [Delivery.objects.create(webhook=webhook, type=kind, thread_id=thread_id, event_id=event,
-                                              created_at=now, next_attempt_at=now)
+        deliveries = [Delivery.objects.create(webhook=webhook, stable_id=f"msg_{uuid.uuid4().hex}", type=kind,
+                                              thread_id=thread_id, event_id=event, created_at=now,
+                                              next_attempt_at=now)
                       for kind, event, webhooks in announced(thread_id, message_id, event_id, awaiting)
                       for webhook in webhooks]
         for delivery in deliveries:

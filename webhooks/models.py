@@ -3,15 +3,9 @@ webhooks.services moves these rows.
 
 A delivery holds what it announces as ids alone, never a rendered payload: it is rendered when it is sent,
 so a message redacted meanwhile is sent as it reads then, and no queue keeps what was erased."""
-import uuid
-
 from django.db import models
 
 from forum.models import Token
-
-
-def new_webhook_id():
-    return f"msg_{uuid.uuid4().hex}"
 
 
 class Webhook(models.Model):
@@ -55,8 +49,7 @@ class Delivery(models.Model):
 
     webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
     # Standard Webhooks' `webhook-id`: the same on every attempt, so a receiver can drop a repeat.
-    stable_id = models.CharField("webhook-id", max_length=40, unique=True, default=new_webhook_id,
-                                 editable=False)
+    stable_id = models.CharField("webhook-id", max_length=40, unique=True, editable=False)
     type = models.CharField(max_length=8, choices=Type.choices)
     thread_id = models.BigIntegerField()
     event_id = models.BigIntegerField(null=True, blank=True)

@@ -37,16 +37,22 @@ def active_webhooks():
     return Webhook.objects.filter(disabled_at__isnull=True, token__in=tokens).select_related("token")
 
 
-def thread_followers(thread_id):
-    return list(active_webhooks().filter(topics__name=f"th_{thread_id}"))
+def followers(topic, written_at):
+    """Active webhooks on `topic` that existed when the write was made: a webhook announces what comes after
+    it, even when the write's fan-out runs later."""
+    return active_webhooks().filter(topics__name=topic, created_at__lte=written_at)
 
 
-def inbox_followers(act, sender, asker):
+def thread_followers(thread_id, written_at):
+    return list(followers(f"th_{thread_id}", written_at))
+
+
+def inbox_followers(act, sender, asker, written_at):
     """The webhooks on `inbox` whose token's inbox a thread entered, now awaiting `act` from `sender`, asked
     by `asker` (identity, extension): by the inbox's own rules (forum.selectors.inbox_threads), for the
     line's unnamed extension, which a webhook follows."""
     found = []
-    for webhook in active_webhooks().filter(topics__name=INBOX):
+    for webhook in followers(INBOX, written_at):
         actor = Actor.for_token(webhook.token)
         if sender not in inbox_senders(actor.identity, act):
             continue

@@ -23,7 +23,7 @@ def disabled(alice, make_webhook, allow_loopback):
     webhook = Webhook.objects.get(pk=int(created["id"].removeprefix("wh_")))
     Webhook.objects.filter(pk=webhook.pk).update(disabled_at=timezone.now(), failing_since=timezone.now(),
                                                  disabled_reason="no delivery succeeded for 24 hours; last: HTTP 503")
-    Delivery.objects.create(webhook=webhook, type="inbox", thread_id=1, created_at=timezone.now(), attempts=9,
+    Delivery.objects.create(webhook=webhook, stable_id="msg_console", type="inbox", thread_id=1, created_at=timezone.now(), attempts=9,
                             last_status="HTTP 503", dropped_at=timezone.now())
     return webhook
 

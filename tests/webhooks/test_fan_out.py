@@ -96,3 +96,10 @@ def test_the_moderation_queue_reaches_the_inboxes_of_lock_holders_only(as_alice,
     as_alice.say("defer", "Later.", thread=thread)  # a proposal: awaits confirmation from a moderator
     run_fan_outs()
     assert [(d.webhook.token_id, d.type) for d in Delivery.objects.all()] == [(mod.pk, "inbox")]
+
+
+def test_a_webhook_announces_only_writes_made_after_it_was_created(as_bob, alice, make_webhook, run_fan_outs):
+    thread = as_bob.ask()  # its fan-out job still queued...
+    make_webhook(alice, "http://127.0.0.1:9/hook", [thread, "inbox"])  # ...when the webhook is created
+    run_fan_outs()
+    assert Delivery.objects.count() == 0
