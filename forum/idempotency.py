@@ -72,9 +72,10 @@ def purge_expired():
     IdempotencyRecord.objects.filter(pk__in=expired).delete()
 
 
-def run_idempotent(actor, key, operation, arguments, write):
+def run_idempotent(actor, key, operation, arguments, write, shown_once=()):
     """Run `write()` -> (status, body) once per (identity, key). Only accepted writes are remembered: a
-    refused one rolls back and stores nothing, so its retry is judged afresh."""
+    refused one rolls back and stores nothing, so its retry is judged afresh. The body's `shown_once` keys
+    are answered the first time only, and never stored."""
     check_key(key)
     print_ = fingerprint(operation, arguments)
     with transaction.atomic():
@@ -83,8 +84,9 @@ def run_idempotent(actor, key, operation, arguments, write):
         if replayed is not None:
             return replayed
         status, body = write()
+        remembered = {name: value for name, value in body.items() if name not in shown_once}
         record = IdempotencyRecord.objects.create(identity=actor.identity, key=key, fingerprint=print_,
-                                                  status=status, response=body, created_at=timezone.now())
+                                                  status=status, response=remembered, created_at=timezone.now())
     if record.pk % PURGE_EVERY == 0:
         # After the commit, in a statement of its own: the write neither waits for it nor fails with it.
         transaction.on_commit(purge_expired, robust=True)

@@ -40,6 +40,9 @@ class Operation:
     destructive: bool = False  # a write that erases what was stored (redact) rather than adding to it
     needs_actor: bool = True
     status: int = 200  # the HTTP status of an answer
+    # Keys of a write's answer given once and never replayed (a webhook's secret, §17): an idempotent
+    # retry answers without them, and no idempotency record keeps them.
+    shown_once: tuple = ()
 
     @property
     def description_text(self):
@@ -94,7 +97,7 @@ def _run(operation, actor, arguments, idempotency_key):
     if not operation.read_only:
         if idempotency_key is not None:
             return run_idempotent(actor, idempotency_key, operation.name, arguments,
-                                  partial(_answer, operation, actor, arguments))
+                                  partial(_answer, operation, actor, arguments), operation.shown_once)
         return _answer(operation, actor, arguments)
     # The manifest too: a profile's stored part of it (the evidence profile's trusted realms) is read there.
     with read_transaction():  # so that the statement timeout bounds a read too

@@ -255,13 +255,12 @@ def _record_event(thread, message, from_state, to_state, label, actor, now, conf
     )
 
 
-@transaction.atomic
-def write_admit(actor, now):
-    """Count a write outside any thread (a profile's: an artifact upload that stores new bytes, §14)
-    against its token's rate limit. Needs `write`; takes the token row alone. Refuses token_right_missing,
-    rate_limited."""
-    require_right(actor, Right.WRITE)
-    _admit_write(actor, now, takes_positions=False)
+def count_write(actor):
+    """Count an accepted write that is not a thread's (an artifact upload that stores new bytes, creating or
+    deleting a webhook: §14 [D] Counting) against `actor`'s rate limit, inside the write's transaction, once
+    every other check has passed; takes the token row alone. Refuses rate_limited; humans are not rate
+    limited."""
+    _admit_write(actor, timezone.now(), takes_positions=False)
 
 
 def _admit_write(actor, now, takes_positions=True):

@@ -79,6 +79,8 @@ INSTALLED_APPS = [
     "metrics",
     "feed",
     "mcp_bridge",
+    "webhooks",
+    "jobs",
     "django_tasks",
     "django_tasks_db",
 ]
@@ -233,6 +235,11 @@ PARLEY_NOTIFY_MINUTES = env_int("PARLEY_NOTIFY_MINUTES", 15, 1, 10080)
 # Where people reach this server, for the absolute links of mails (no trailing slash).
 PARLEY_PUBLIC_URL = os.environ.get("PARLEY_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
+# Webhooks (§17) go only to https URLs on public addresses, unless the operator allows non-public addresses
+# (loopback, private networks: tests and intranets) or plain http, each on its own.
+PARLEY_WEBHOOKS_ALLOW_PRIVATE = env_bool("PARLEY_WEBHOOKS_ALLOW_PRIVATE", False)
+PARLEY_WEBHOOKS_ALLOW_HTTP = env_bool("PARLEY_WEBHOOKS_ALLOW_HTTP", False)
+
 # Secrets the server must use but a database dump alone must not reveal (webhook signing secrets, the realm's
 # private keys) are sealed with these Fernet keys: the first seals, every one opens, so a key is rotated by
 # putting the new one first. Unset: one key derived from SECRET_KEY (parley_site/sealing.py).
@@ -253,6 +260,7 @@ PARLEY_LIMITS = {
     "proof_note_max_chars": 500,
     "supersedes_max": 8,
     "request_max_bytes": 16384,
+    "webhooks_per_token_max": 8,
 }
 # Django refuses larger bodies itself when a client sends no Content-Length.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PARLEY_LIMITS["request_max_bytes"]

@@ -18,10 +18,12 @@ from parley_site.errors import NotFound, ParleyError, RequestTooLarge
 from parley_site.jsonbody import declared_length, parse_json, require_json_media_type
 from parley_site.shapes import Ref
 
-PATH_OBJECTS = {"thread": ("th", "thread"), "message": ("msg", "message"), "claim": ("cl", "claim")}
+PATH_OBJECTS = {"thread": ("th", "thread"), "message": ("msg", "message"), "claim": ("cl", "claim"),
+                "webhook": ("wh", "webhook")}
 ERROR_STATUSES = {
     "GET": [400, 401, 403, 404, 503],
     "POST": [400, 401, 403, 404, 409, 413, 429, 503],
+    "DELETE": [400, 401, 403, 404, 413, 429, 503],
 }
 
 

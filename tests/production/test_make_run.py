@@ -142,3 +142,29 @@ def test_make_run_prints_client_setups_that_connect_with_the_demo_token(made_run
     over_http, over_stdio = anyio.run(main)
     assert over_http == over_stdio
     assert over_http["identity"].startswith("ainotes:demo-agent-")
+
+
+def test_make_run_starts_the_job_worker_beside_the_server_and_it_delivers_webhooks(tmp_path, monkeypatch):
+    """The worker (parley_worker) runs beside the demo server, and ends with it (§17)."""
+    from tests.webhooks.conftest import Receiver
+
+    if connection.vendor != "sqlite":
+        pytest.skip("make run serves SQLite whatever the suite runs on; once is enough")
+    monkeypatch.setenv("PARLEY_WEBHOOKS_ALLOW_PRIVATE", "1")  # the receiver is on loopback, over http
+    monkeypatch.setenv("PARLEY_WEBHOOKS_ALLOW_HTTP", "1")
+    receiver, run = Receiver(), MadeRun(tmp_path / "demo.sqlite3")
+    try:
+        agent = HttpAgent(run, run.demo_token())
+        run.wait_until_serving()
+        status, opened, _ = agent.post({"kind": "ask", "body": "Does the demo deliver webhooks?"})
+        thread = opened["thread"]["id"]
+        status, _, _ = agent.request("POST", "/api/v1/webhooks", {"url": receiver.url, "topics": [thread]})
+        assert status == 201
+        assert agent.post({"kind": "defer", "body": "Later.", "thread": thread})[0] == 201
+        deadline = time.monotonic() + 30
+        while not receiver.requests and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert [payload["event"]["label"] for payload in receiver.payloads()] == ["defer"]
+    finally:
+        run.stop()
+        receiver.close()

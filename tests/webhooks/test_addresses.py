@@ -1,0 +1,72 @@
+"""§17's SSRF guard: which addresses a webhook may reach, in every form an address takes, and names that
+resolve to any address that is not global."""
+import ipaddress
+
+import pytest
+
+from webhooks.addresses import NonPublicAddress, checked_addresses, is_global
+
+
+@pytest.mark.parametrize("address, public", [
+    ("93.184.215.14", True),
+    ("8.8.8.8", True),
+    ("2606:4700:4700::1111", True),
+    ("127.0.0.1", False),  # loopback
+    ("10.0.0.1", False),  # private
+    ("172.16.0.1", False),
+    ("192.168.1.1", False),
+    ("100.64.0.1", False),  # carrier-grade NAT
+    ("100.127.255.254", False),
+    ("169.254.169.254", False),  # link-local: the cloud metadata service
+    ("0.0.0.0", False),  # unspecified
+    ("224.0.0.1", False),  # multicast
+    ("239.255.255.250", False),
+    ("240.0.0.1", False),  # reserved
+    ("255.255.255.255", False),
+    ("192.0.2.1", False),  # documentation
+    ("198.18.0.1", False),  # benchmarking
+    ("::1", False),
+    ("::", False),
+    ("fe80::1", False),  # link-local
+    ("fd00:ec2::254", False),  # unique local: the cloud metadata service over IPv6
+    ("fc00::1", False),
+    ("ff02::1", False),  # multicast
+    ("2001:db8::1", False),  # documentation
+    ("::ffff:127.0.0.1", False),  # IPv4-mapped forms
+    ("::ffff:10.0.0.1", False),
+    ("::ffff:169.254.169.254", False),
+    ("::ffff:8.8.8.8", True),
+    ("64:ff9b::7f00:1", False),  # NAT64 of 127.0.0.1
+    ("64:ff9b::a9fe:a9fe", False),  # NAT64 of 169.254.169.254
+    ("64:ff9b::808:808", True),  # NAT64 of 8.8.8.8
+    ("64:ff9b:1::808:808", False),  # local-use NAT64
+    ("2002:7f00:1::1", False),  # 6to4 of 127.0.0.1
+    ("2002:a00:1::1", False),  # 6to4 of 10.0.0.1
+    ("2002:808:808::1", True),  # 6to4 of 8.8.8.8
+    ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),  # Teredo
+])
+def test_only_global_addresses_in_every_form_are_public(address, public):
+    assert is_global(ipaddress.ip_address(address)) is public
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.1", "0x7f.0.0.1", "2130706433", "017700000001"])
+def test_a_name_or_number_that_resolves_to_loopback_is_refused(host, settings):
+    settings.PARLEY_WEBHOOKS_ALLOW_PRIVATE = False
+    with pytest.raises(NonPublicAddress):
+        checked_addresses(host, 443)
+
+
+def test_a_name_with_one_private_address_among_public_ones_is_refused(monkeypatch, settings):
+    import socket
+
+    settings.PARLEY_WEBHOOKS_ALLOW_PRIVATE = False
+    answers = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.215.14", 443)),
+               (socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::ffff:10.0.0.1", 443, 0, 0))]
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: answers)
+    with pytest.raises(NonPublicAddress, match="non-public ::ffff:a00:1"):
+        checked_addresses("rebinding.example", 443)
+
+
+def test_the_operator_may_allow_non_public_addresses(settings):
+    settings.PARLEY_WEBHOOKS_ALLOW_PRIVATE = True
+    assert ipaddress.ip_address("127.0.0.1") in checked_addresses("localhost", 443)

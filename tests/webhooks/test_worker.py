@@ -1,0 +1,126 @@
+"""`manage.py parley_worker`: the job queue's worker as a real process on the suite's database (a file of its
+own on SQLite, which another process cannot share in memory), delivering to a loopback receiver; and the
+periodic jobs, enqueued once per slot however many workers run."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+from standardwebhooks.webhooks import Webhook as Verifier
+
+from bench.server import database_url
+from jobs.models import PeriodicSlot
+from jobs.periodic import enqueue_due
+from jobs.recovery import requeue_stalled
+from tests.test_readme import SUITE_ENVIRONMENT
+from tests.webhooks.conftest import Receiver, jobs_of
+
+PROJECT = Path(__file__).resolve().parents[2]
+TICK = "tests.webhooks.periodic_tasks.tick"
+WRITE = """
+from forum import services
+from forum.actors import Actor
+from forum.envelope import clean_envelope
+from forum.tokens import token_create
+from webhooks.services import webhook_create
+
+operator = Actor.for_operator("tests")
+alice, _ = token_create(operator, "alice", {"read", "write"})
+bob, _ = token_create(operator, "bob", {"read", "write"})
+webhook, secret = webhook_create(Actor.for_token(alice), URL, ["inbox"])
+services.message_post(Actor.for_token(bob), clean_envelope({"kind": "ask", "body": "Anyone there?"}))
+print(secret)
+"""
+
+
+@pytest.fixture
+def worker_database(transactional_db, tmp_path):
+    """(the URL of a database another process can use, its environment): the suite's own on PostgreSQL
+    (committed data: transactional_db), a migrated file on SQLite."""
+    env = {name: value for name, value in os.environ.items() if name not in SUITE_ENVIRONMENT}
+    env.update(DJANGO_SETTINGS_MODULE="parley_site.settings_test", PARLEY_WEBHOOKS_ALLOW_PRIVATE="1",
+               PARLEY_WEBHOOKS_ALLOW_HTTP="1", LOG_FORMAT="text")
+    if connection.vendor == "postgresql":
+        env["DATABASE_URL"] = database_url(connection.settings_dict)
+    else:
+        env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'worker.sqlite3'}"
+        manage(env, "migrate", "--verbosity", "0")
+    return env
+
+
+def manage(env, *arguments, **options):
+    return subprocess.run([sys.executable, "manage.py", *arguments], cwd=PROJECT, env=env, check=True,
+                          capture_output=True, text=True, timeout=120, **options).stdout
+
+
+def wait_for(condition, seconds):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_the_worker_as_a_real_process_delivers_a_signed_webhook_and_stops_cleanly_on_sigterm(worker_database):
+    receiver = Receiver()
+    try:
+        secret = manage(worker_database, "shell", "-c", WRITE.replace("URL", repr(receiver.url))).split()[-1]
+        worker = subprocess.Popen([sys.executable, "manage.py", "parley_worker", "--interval", "0.2",
+                                   "--no-startup-delay"], cwd=PROJECT, env=worker_database,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            delivered = wait_for(lambda: receiver.requests, 60)
+            worker.send_signal(signal.SIGTERM)
+            output, _ = worker.communicate(timeout=30)
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait()
+        assert delivered, output
+        assert worker.returncode == 0, output
+        [request] = receiver.requests
+        payload = Verifier(secret).verify(request["body"], request["headers"])
+        assert payload["type"] == "inbox" and payload["thread"]["title"] == "Anyone there?"
+    finally:
+        receiver.close()
+
+
+def test_a_periodic_job_is_enqueued_once_per_slot_however_many_workers_ask(db, settings, time_machine):
+    settings.PARLEY_PERIODIC_TASKS = {TICK: 60}
+    now = timezone.now()
+    time_machine.move_to(now, tick=False)
+    assert enqueue_due() == [TICK]
+    assert enqueue_due() == []  # a second worker in the same slot
+    time_machine.shift(timedelta(seconds=59))
+    assert enqueue_due() == []
+    time_machine.shift(timedelta(seconds=1))
+    assert enqueue_due() == [TICK]
+    assert len(jobs_of(TICK)) == 2
+    assert PeriodicSlot.objects.get(task=TICK).next_run_at == now + timedelta(seconds=120)
+
+
+def test_the_worker_runs_the_periodic_jobs_it_enqueued(run_jobs, settings):
+    settings.PARLEY_PERIODIC_TASKS = {TICK: 3600}
+    enqueue_due()
+    assert run_jobs() == 1
+    assert [job.return_value for job in jobs_of(TICK)] == ["tick"]
+
+
+def test_a_job_left_running_by_a_dead_worker_is_run_again(run_jobs, settings, time_machine):
+    time_machine.move_to(timezone.now(), tick=False)
+    settings.PARLEY_PERIODIC_TASKS = {TICK: 3600}
+    enqueue_due()
+    [job] = jobs_of(TICK)
+    job.claim("a-worker-that-died")
+    assert run_jobs() == 0 and requeue_stalled() == 0
+    time_machine.shift(timedelta(minutes=31))
+    assert requeue_stalled() == 1
+    assert run_jobs() == 1
+    assert [job.return_value for job in jobs_of(TICK)] == ["tick"]

@@ -1,0 +1,128 @@
+"""Fan-out and delivery (§17), as the worker runs them (webhooks.tasks): which webhooks a committed write
+concerns, and each delivery's attempts, retried with backoff for 24 hours, then the webhook disabled.
+
+Nothing here runs inside a write: the write only queued its fan-out job, so no thread lock is held while
+webhooks are found, and no transaction stays open while a receiver answers."""
+import logging
+import random
+import uuid
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from forum.actors import Actor
+from forum.models import Message, StateEvent
+from forum.selectors import thread_get
+from forum.wire import event_json, thread_json
+from parley_site.errors import ParleyError
+from parley_site.sealing import unseal
+from webhooks import sending
+from webhooks.models import Delivery, Webhook
+from webhooks.selectors import inbox_followers, thread_followers, webhook_may_deliver
+
+logger = logging.getLogger("parley.webhooks")
+# Seconds before the 2nd, 3rd, ... attempt; hourly after the last, until RETRY_FOR has passed.
+BACKOFF = (5, 30, 120, 600, 1800, 3600)
+RETRY_FOR = timedelta(hours=24)
+
+
+def announced(thread_id, message_id, event_id, awaiting):
+    """What one write announces: [(type, event id or None, webhooks)]. A message write announces the
+    events its message made and, when the message set the thread's awaiting, the thread entering inboxes
+    (its asker the message's author); a write without a message (confirm, dismiss) its one event and the
+    `awaiting` it left."""
+    if message_id is not None:
+        message = Message.objects.only("awaiting", "author_identity", "author_extension", "created_at").get(
+            pk=message_id)
+        events = list(StateEvent.objects.filter(message_id=message_id).values_list("pk", flat=True))
+        left, written_at = message.awaiting or {}, message.created_at
+        awaiting = (None if left.get("since") is not None or not left.get("act") else
+                    {"act": left["act"], "from": left["from"],
+                     "asker": [message.author_identity, message.author_extension]})
+    else:
+        events, written_at = [event_id], StateEvent.objects.values_list("at", flat=True).get(pk=event_id)
+    found = [(Delivery.Type.EVENT, event, thread_followers(thread_id, written_at)) for event in events]
+    if awaiting:
+        found.append((Delivery.Type.INBOX, None, inbox_followers(
+            awaiting["act"], awaiting["from"], tuple(awaiting["asker"]), written_at)))
+    return found
+
+
+def fan_out(thread_id, message_id, event_id, awaiting, enqueue):
+    """Create a delivery per webhook and announced item, each sent by its own job (`enqueue(id)`)."""
+    now = timezone.now()
+    with transaction.atomic():
+        deliveries = [Delivery.objects.create(webhook=webhook, stable_id=f"msg_{uuid.uuid4().hex}", type=kind,
+                                              thread_id=thread_id, event_id=event, created_at=now,
+                                              next_attempt_at=now)
+                      for kind, event, webhooks in announced(thread_id, message_id, event_id, awaiting)
+                      for webhook in webhooks]
+        for delivery in deliveries:
+            enqueue(delivery.pk)
+    return len(deliveries)
+
+
+def payload(delivery, actor):
+    """The delivery rendered now, from its ids, in the REST reads' shapes, read as the webhook's token
+    (`actor`) reads them: a refusal (ParleyError) when it may no longer."""
+    thread = thread_get(actor, delivery.thread_id)
+    event = StateEvent.objects.get(pk=delivery.event_id) if delivery.event_id else None
+    return {"type": delivery.type, "thread": thread_json(thread), "event": event_json(event) if event else None}
+
+
+def attempt(delivery_id, enqueue_retry):
+    """One attempt of a delivery; a failed one queues the next (`enqueue_retry(id, when)`)."""
+    delivery = Delivery.objects.select_related("webhook__token").filter(pk=delivery_id).first()
+    if delivery is None or delivery.delivered_at or delivery.dropped_at:
+        return "gone"  # deleted with its webhook, or already settled
+    if not webhook_may_deliver(delivery.webhook_id):
+        reason = "webhook disabled" if delivery.webhook.disabled_at else "token may no longer read"
+        return drop(delivery, reason)
+    try:
+        body = payload(delivery, Actor.for_token(delivery.webhook.token))
+    except ParleyError as refusal:
+        return drop(delivery, f"token may no longer read it: {refusal.reason}")
+    secret = unseal(delivery.webhook.sealed_secret).decode()
+    failure = sending.post(delivery.webhook.url, secret, delivery.stable_id, body)
+    return record(delivery_id, failure, enqueue_retry)
+
+
+def drop(delivery, reason):
+    Delivery.objects.filter(pk=delivery.pk).update(dropped_at=timezone.now(), dropped_reason=reason,
+                                                   next_attempt_at=None)
+    return f"dropped: {reason}"
+
+
+def next_delay(attempts):
+    """Exponential backoff with jitter, so that receivers back from an outage are not hit all at once."""
+    base = BACKOFF[min(attempts, len(BACKOFF)) - 1]
+    return timedelta(seconds=base * random.uniform(0.8, 1.2))  # noqa: S311 (no secret in a delay)
+
+
+@transaction.atomic
+def record(delivery_id, failure, enqueue_retry):
+    """The attempt's outcome: delivered; or the next attempt queued; or, 24 hours after the first attempt,
+    the webhook disabled, shown so in the console and its list."""
+    delivery = Delivery.objects.select_for_update().get(pk=delivery_id)
+    webhook = Webhook.objects.select_for_update().get(pk=delivery.webhook_id)
+    now = timezone.now()
+    delivery.attempts += 1
+    delivery.first_attempt_at = delivery.first_attempt_at or now
+    delivery.last_status = failure or "delivered"
+    if failure is None:
+        delivery.delivered_at, delivery.next_attempt_at = now, None
+        webhook.failing_since = None
+    elif now - delivery.first_attempt_at >= RETRY_FOR:
+        delivery.dropped_at, delivery.dropped_reason, delivery.next_attempt_at = now, "no success in 24 hours", None
+        webhook.disabled_at = now
+        webhook.disabled_reason = f"no delivery succeeded for 24 hours; last: {failure}"[:300]
+        logger.warning("webhook wh_%s disabled: %s", webhook.pk, webhook.disabled_reason)
+    else:
+        webhook.failing_since = webhook.failing_since or now
+        deadline = delivery.first_attempt_at + RETRY_FOR
+        delivery.next_attempt_at = min(now + next_delay(delivery.attempts), deadline)
+        enqueue_retry(delivery.pk, delivery.next_attempt_at)
+    delivery.save()
+    webhook.save(update_fields=["failing_since", "disabled_at", "disabled_reason"])
+    return delivery.last_status

@@ -1,0 +1,69 @@
+"""Every read of webhooks: a token's own, and the ones a committed write concerns. A selector never writes."""
+from django.utils import timezone
+
+from forum.actors import Actor
+from forum.models import AwaitingAct, Right
+from forum.policies import has_right, inbox_senders
+from forum.selectors import unexpired_tokens
+from parley_site.errors import NotFound, TokenInvalid
+from webhooks.models import Webhook
+
+INBOX = "inbox"
+
+
+def owner_token(actor):
+    """Webhooks belong to a token (§17: a token's configuration); a human session has none to hold them."""
+    if actor.token is None:
+        raise TokenInvalid("webhooks belong to a token: call with Authorization: Bearer <token>")
+    return actor.token
+
+
+def webhook_list(actor):
+    return list(Webhook.objects.filter(token=owner_token(actor)).prefetch_related("topics").order_by("id"))
+
+
+def access_webhook(actor, webhook_id, *, lock=False):
+    """The caller's own webhook, or not_found: another token's webhook does not exist for it."""
+    webhooks = Webhook.objects.filter(pk=webhook_id, token=owner_token(actor))
+    webhook = (webhooks.select_for_update() if lock else webhooks).first()
+    if webhook is None:
+        raise NotFound("webhook", f"wh_{webhook_id}")
+    return webhook
+
+
+def active_webhooks():
+    """Enabled webhooks whose token is valid now and may read (§17: it delivers only while so)."""
+    tokens = unexpired_tokens(timezone.now()).filter(can_read=True)
+    return Webhook.objects.filter(disabled_at__isnull=True, token__in=tokens).select_related("token")
+
+
+def followers(topic, written_at):
+    """Active webhooks on `topic` that existed when the write was made: a webhook announces what comes after
+    it, even when the write's fan-out runs later."""
+    return active_webhooks().filter(topics__name=topic, created_at__lte=written_at)
+
+
+def thread_followers(thread_id, written_at):
+    return list(followers(f"th_{thread_id}", written_at))
+
+
+def inbox_followers(act, sender, asker, written_at):
+    """The webhooks on `inbox` whose token's inbox a thread entered, now awaiting `act` from `sender`, asked
+    by `asker` (identity, extension): by the inbox's own rules (forum.selectors.inbox_threads), for the
+    line's unnamed extension, which a webhook follows."""
+    found = []
+    for webhook in followers(INBOX, written_at):
+        actor = Actor.for_token(webhook.token)
+        if sender not in inbox_senders(actor.identity, act):
+            continue
+        if act == AwaitingAct.CONFIRMATION and not has_right(actor, Right.LOCK):
+            continue
+        if act == AwaitingAct.ANSWER and asker == (actor.identity, ""):
+            continue
+        found.append(webhook)
+    return found
+
+
+def webhook_may_deliver(webhook_id):
+    """Before each attempt (§17): the webhook still enabled, its token valid and allowed to read."""
+    return active_webhooks().filter(pk=webhook_id).exists()

@@ -1,0 +1,91 @@
+"""Every write of webhooks (§17): a token creates and deletes its own; a moderator re-enables a disabled one
+in the console. The deliveries' own writes are webhooks.delivery."""
+import base64
+import logging
+import secrets
+
+from django.db import transaction
+from django.db.models import prefetch_related_objects
+from django.utils import timezone
+
+from forum.limits import limit
+from forum.models import Right, Token
+from forum.selectors import access_thread, require_right
+from forum.services import count_write
+from parley_site.errors import InvalidBody, LimitExceeded
+from parley_site.sealing import seal
+from webhooks.models import Topic, Webhook
+from webhooks.selectors import INBOX, access_webhook, owner_token
+from webhooks.targets import BadTarget, target_of
+
+logger = logging.getLogger("parley.webhooks")
+LIMIT = "webhooks_per_token_max"
+
+
+def new_secret():
+    """A Standard Webhooks secret: `whsec_` and 24 random bytes in base64."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def webhook_create(actor, url, topics):
+    """Create a webhook of the caller's token on `url` for `topics` (`inbox`, `th_<n>`). Needs `read`; locks
+    the token row, so that two requests cannot both take the last place. Returns (webhook, secret): the
+    secret is shown this once. Refuses, in §13's order: token_invalid (a human session), invalid_body (the
+    url, a repeated topic), token_right_missing, not_found (a topic's thread), limit_exceeded
+    (webhooks_per_token_max), rate_limited."""
+    token = owner_token(actor)
+    try:
+        target_of(url)
+    except BadTarget as exc:
+        raise InvalidBody(str(exc), field="url") from None
+    for index, topic in enumerate(topics):
+        if topic in topics[:index]:
+            raise InvalidBody(f"topic {topic} is named twice", field=f"topics[{index}]")
+    require_right(actor, Right.READ)
+    for topic in topics:
+        if topic != INBOX:
+            access_thread(actor, int(topic.removeprefix("th_")))
+    secret = new_secret()
+    with transaction.atomic():
+        Token.objects.select_for_update().filter(pk=token.pk).first()
+        if Webhook.objects.filter(token=token).count() >= limit(LIMIT):
+            raise LimitExceeded(LIMIT, limit(LIMIT))
+        count_write(actor)
+        webhook = Webhook.objects.create(token=token, url=url, sealed_secret=seal(secret.encode()),
+                                         created_at=timezone.now())
+        Topic.objects.bulk_create(Topic(webhook=webhook, name=topic) for topic in topics)
+    logger.info("%s created webhook wh_%s on %s", actor.identity, webhook.pk, url)
+    return webhook, secret
+
+
+@transaction.atomic
+def webhook_delete(actor, webhook_id):
+    """Delete one of the caller's webhooks and its queued deliveries. Needs `read`; locks the webhook.
+    Returns the webhook as it was, its topics read before they went. Refuses token_invalid,
+    token_right_missing, not_found (another token's webhook too), rate_limited."""
+    owner_token(actor)
+    require_right(actor, Right.READ)
+    webhook = access_webhook(actor, webhook_id, lock=True)
+    count_write(actor)
+    prefetch_related_objects([webhook], "topics")
+    Webhook.objects.filter(pk=webhook.pk).delete()
+    logger.info("%s deleted webhook wh_%s", actor.identity, webhook.pk)
+    return webhook
+
+
+@transaction.atomic
+def webhook_enable(actor, webhook_id):
+    """A moderator in the console (`actor`) enables a disabled webhook again: its failures are forgotten,
+    and the next write it follows is delivered. Logged."""
+    webhook = Webhook.objects.select_for_update().get(pk=webhook_id)
+    webhook.disabled_at, webhook.disabled_reason, webhook.failing_since = None, "", None
+    webhook.save(update_fields=["disabled_at", "disabled_reason", "failing_since"])
+    logger.info("%s enabled webhook wh_%s again", actor.identity, webhook_id)
+    return webhook
+
+
+@transaction.atomic
+def webhook_remove(actor, webhook_id):
+    """A moderator in the console (`actor`) deletes any token's webhook and its queued deliveries. Logged."""
+    Webhook.objects.filter(pk=webhook_id).delete()
+    logger.info("%s deleted webhook wh_%s", actor.identity, webhook_id)
