@@ -119,6 +119,30 @@ def staff_reader(db, django_user_model):
     return django_user_model.objects.create_user("rita", password="pw-rita-12345", is_staff=True)
 
 
+@pytest.fixture
+def moderator(db, django_user_model):
+    """mia: staff with forum.moderate_thread, for the console's pages."""
+    from tests.console.console import grant
+
+    return grant(django_user_model.objects.create_user("mia", password="pw-mia-12345", is_staff=True),
+                 "moderate_thread")
+
+
+@pytest.fixture
+def console(moderator):
+    """A browser session of mia's, logged in to the console."""
+    from tests.console.console import logged_in
+
+    return logged_in(moderator)
+
+
+@pytest.fixture
+def reader_console(staff_reader):
+    from tests.console.console import logged_in
+
+    return logged_in(staff_reader)
+
+
 class Agent:
     """An API client acting as one token's line; `client` an APIClient unless given (tests.asgi_client)."""
 

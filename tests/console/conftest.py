@@ -6,22 +6,6 @@ from tests.console.console import grant, logged_in
 
 
 @pytest.fixture
-def moderator(db, django_user_model):
-    return grant(django_user_model.objects.create_user("mia", password="pw-mia-12345", is_staff=True),
-                 "moderate_thread")
-
-
-@pytest.fixture
-def console(moderator):
-    return logged_in(moderator)
-
-
-@pytest.fixture
-def reader_console(staff_reader):
-    return logged_in(staff_reader)
-
-
-@pytest.fixture
 def token_keeper(db, django_user_model):
     return grant(django_user_model.objects.create_user("tess", password="pw-tess-12345", is_staff=True),
                  "view_token", "add_token", "change_token")

@@ -6,22 +6,10 @@ from django.contrib.messages import get_messages
 
 from dialectic.models import Claim
 from forum.models import StateEvent
-from tests.console.console import grant, logged_in
 from tests.dialectic.conftest import act, assert_claim
 from tests.forum.expect import nothing_stored
 
 CHANGELIST = "/admin/dialectic/claim/"
-
-
-@pytest.fixture
-def console(db, django_user_model):
-    return logged_in(grant(django_user_model.objects.create_user("mia", password="pw-mia-12345", is_staff=True),
-                           "moderate_thread"))
-
-
-@pytest.fixture
-def reader_console(staff_reader):
-    return logged_in(staff_reader)
 
 
 @pytest.fixture
