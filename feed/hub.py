@@ -111,9 +111,15 @@ class Hub:
     def publish(self, note):
         with self._lock:
             waiters = list(self._waiters)
-        for matches, wake in waiters:
+        for waiter in waiters:
+            matches, wake = waiter
             if matches(note) or note["kind"] == "*":
-                wake()
+                try:
+                    wake()
+                except RuntimeError:
+                    # Its event loop closed before it unsubscribed (a server stopped mid-stream): it hears
+                    # nothing any more, and must not keep the followers after it from being woken.
+                    self.unsubscribe(waiter)
 
 
 def listen_postgresql(hub):

@@ -22,7 +22,7 @@ def quorum_of(settings):
     return set_quorum
 
 
-def test_the_manifest_publishes_the_instance_quorum(agent, quorum_of):
+def test_the_manifest_publishes_the_instance_quorum(db, agent, quorum_of):
     assert agent(None).get("/api/v1/manifest").json()["profiles"]["dialectic"]["quorum"] == 1
     quorum_of(3)
     manifest = agent(None).get("/api/v1/manifest").json()

@@ -25,6 +25,21 @@ def publish_later(note, seconds=0.3):
     return timer
 
 
+def test_a_follower_whose_event_loop_closed_is_dropped_and_the_others_are_still_woken():
+    loop, woken = asyncio.new_event_loop(), []
+    loop.close()
+    dead = HUB.subscribe(lambda note: True, lambda: loop.call_soon_threadsafe(print))
+    alive = HUB.subscribe(lambda note: True, lambda: woken.append(True))
+    try:
+        for _ in range(2):
+            HUB.publish(EVERYTHING)
+        assert woken == [True, True]
+        assert dead not in HUB._waiters
+    finally:
+        HUB.unsubscribe(dead)
+        HUB.unsubscribe(alive)
+
+
 def woken_by(note, topic):
     """Whether a follower of `topic`, on an event loop, is woken within a second of `note`."""
     async def follow():
