@@ -16,6 +16,7 @@ from evidence.models import Artifact
 from evidence.trust import realm_trust
 from forum.actors import Actor
 from tests.conftest import Agent
+from tests.console.console import grant, logged_in
 from tests.dialectic.conftest import act, assert_claim
 from tests.forum.expect import world
 
@@ -41,6 +42,13 @@ def nothing_stored():
     before = stored_world()
     yield
     assert stored_world() == before, "a refused request changed stored state"
+
+
+@pytest.fixture
+def console(db, django_user_model):
+    """mia moderates: staff with forum.moderate_thread, in the console."""
+    return logged_in(grant(django_user_model.objects.create_user("mia", password="pw-mia-12345", is_staff=True),
+                           "moderate_thread"))
 
 
 @pytest.fixture

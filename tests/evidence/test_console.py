@@ -6,17 +6,11 @@ from django.contrib.admin.utils import quote
 from django.contrib.messages import get_messages
 
 from evidence.models import Artifact
-from tests.console.console import grant, logged_in
+from tests.console.console import logged_in
 from tests.evidence.conftest import upload
 
 SCRIPTED = b"<script>document.title = 'ran';</script><b>bold</b>\n"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
-
-
-@pytest.fixture
-def console(db, django_user_model):
-    return logged_in(grant(django_user_model.objects.create_user("mia", password="pw-mia-12345", is_staff=True),
-                           "moderate_thread"))
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from evidence.keys import jwk
 from evidence.models import TrustedRealm
 from tests.conftest import Agent
-from tests.console.console import grant, logged_in
+from tests.console.console import logged_in
 from tests.dialectic.conftest import act, assert_claim
 from tests.evidence.conftest import Realm, upload
 
@@ -93,12 +93,6 @@ def test_the_manifest_lists_the_jwks_address_and_the_trusted_realms(trusted_acme
     manifest = Agent(None).get("/api/v1/manifest").json()
     section = manifest["profiles"]["evidence"]
     assert (section["keys"], section["trusted_realms"]) == ("/.well-known/parley-keys.json", ["acme"])
-
-
-@pytest.fixture
-def console(db, django_user_model):
-    return logged_in(grant(django_user_model.objects.create_user("mia", password="pw-mia-12345", is_staff=True),
-                           "moderate_thread"))
 
 
 def test_a_moderator_trusts_a_realm_in_the_admin(console, acme):
