@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _, gettext_lazy
 
 from console.access import StaffReadOnly
 from dialectic.admin import show_proofs_of
@@ -32,6 +33,10 @@ def bytes_url(artifact):
     return f"/api/v1/artifacts/{artifact.pk}"
 
 
+def download_link(artifact):
+    return format_html('<a href="{}" download>{}</a>', bytes_url(artifact), _("download"))
+
+
 def page_url(artifact):
     return reverse("admin:evidence_artifact_change", args=[quote(artifact.pk)])
 
@@ -40,12 +45,12 @@ def artifact_proof(proof, note):
     """An artifact proof on a claim's page: what it names, as the console may show it."""
     artifact = artifact_find(parse_id(proof["ref"]) or "")
     if artifact is None:
-        return format_html("artifact: <code>{}</code> (not stored){}", proof["ref"], note)
-    heading = format_html('artifact: <a href="{}"><code>{}</code></a> ({} bytes, {}){}{}', page_url(artifact),
+        return format_html(_("artifact: <code>{}</code> (not stored){}"), proof["ref"], note)
+    heading = format_html(_('artifact: <a href="{}"><code>{}</code></a> ({} bytes, {}){}{}'), page_url(artifact),
                           artifact.pk, artifact.size, artifact.media_type, note, attested(artifact))
     if artifact.redacted_at is not None:
-        return format_html("{} — redacted by {} at {}", heading, artifact.redacted_by, artifact.redacted_at)
-    download = format_html('<a href="{}" download>download</a>', bytes_url(artifact))
+        return format_html(_("{} — redacted by {} at {}"), heading, artifact.redacted_by, artifact.redacted_at)
+    download = download_link(artifact)
     if not media.is_textual(artifact.media_type):
         return format_html("{} {}", heading, download)
     text = storage.head(artifact.storage_name, INLINE_MAX_BYTES).decode("utf-8", errors="replace")
@@ -59,16 +64,16 @@ def attestation(artifact):
     seen = attests_view(artifact.attests)
     if seen is None:
         return None
-    trusted = "trusted now" if seen["trusted"] else "NOT trusted now (realm or key withdrawn)"
+    trusted = _("trusted now") if seen["trusted"] else _("NOT trusted now (realm or key withdrawn)")
     return format_html(
-        "realm <strong>{}</strong> found {} {} ({}), signed {} by key <code>{}</code>; signature checked at "
-        "upload; {}", seen["realm"], seen["claim"], seen["state"], seen["certainty"], seen["signed_at"],
+        _("realm <strong>{}</strong> found {} {} ({}), signed {} by key <code>{}</code>; signature checked at "
+          "upload; {}"), seen["realm"], seen["claim"], seen["state"], seen["certainty"], seen["signed_at"],
         seen["kid"], trusted)
 
 
 def attested(artifact):
     found = attestation(artifact)
-    return format_html(" — attestation: {}", found) if found else ""
+    return format_html(_(" — attestation: {}"), found) if found else ""
 
 
 show_proofs_of("artifact", artifact_proof)
@@ -85,22 +90,22 @@ class ArtifactAdmin(StaffReadOnly, admin.ModelAdmin):
     actions = ["redact"]
     change_form_template = "admin/evidence/artifact/change_form.html"
 
-    @admin.display(boolean=True, description="redacted", ordering="redacted_at")
+    @admin.display(boolean=True, description=gettext_lazy("redacted"), ordering="redacted_at")
     def redacted(self, artifact):
         return artifact.redacted_at is not None
 
-    @admin.display(description="attests")
+    @admin.display(description=gettext_lazy("attests"))
     def attests_now(self, artifact):
         return attestation(artifact) or "—"
 
-    @admin.display(description="bytes")
+    @admin.display(description=gettext_lazy("bytes"))
     def download(self, artifact):
         if artifact.redacted_at is not None:
-            return "erased"
-        return format_html('<a href="{}" download>download</a> (served as {})', bytes_url(artifact),
-                           media.served(artifact.media_type))
+            return _("erased")
+        return format_html(_("{} (served as {})"), download_link(artifact), media.served(artifact.media_type))
 
-    @admin.action(description="Redact the selected artifacts (erase their bytes)", permissions=["moderate"])
+    @admin.action(description=gettext_lazy("Redact the selected artifacts (erase their bytes)"),
+                  permissions=["moderate"])
     def redact(self, request, queryset):
         for artifact in queryset.order_by("pk"):
             self.redact_one(request, artifact.pk)
@@ -112,10 +117,11 @@ class ArtifactAdmin(StaffReadOnly, admin.ModelAdmin):
                 redact_input().validate({"artifact": artifact_id, "reason": reason})
             artifact_redact(Actor.for_user(request.user), artifact_id, reason)
         except ParleyError as refusal:
-            self.message_user(request, f"{artifact_id}: refused — {refusal.reason}: {refusal.message}",
-                              messages.ERROR)
+            self.message_user(request, _("%(artifact)s: refused — %(reason)s: %(message)s") % {
+                "artifact": artifact_id, "reason": refusal.reason, "message": refusal.message}, messages.ERROR)
             return
-        self.message_user(request, f"{artifact_id}: redacted; its bytes are erased", messages.SUCCESS)
+        self.message_user(request, _("%(artifact)s: redacted; its bytes are erased") % {"artifact": artifact_id},
+                          messages.SUCCESS)
 
     def get_urls(self):
         redact_url = path("<path:object_id>/redact/", self.admin_site.admin_view(self.redact_view),
@@ -138,7 +144,7 @@ class ArtifactAdmin(StaffReadOnly, admin.ModelAdmin):
 
 
 class TrustedRealmForm(forms.ModelForm):
-    jwks = forms.JSONField(label="JWKS", help_text=(
+    jwks = forms.JSONField(label="JWKS", help_text=gettext_lazy(
         "The realm's /.well-known/parley-keys.json: its Ed25519 keys, each naming this realm"))
 
     class Meta:
@@ -174,7 +180,7 @@ class TrustedRealmAdmin(StaffReadOnly, admin.ModelAdmin):
         # A realm's name is what its attestations are checked against: change its keys, not its name.
         return ["realm", *self.readonly_fields] if obj else self.readonly_fields
 
-    @admin.display(description="key ids")
+    @admin.display(description=gettext_lazy("key ids"))
     def key_ids(self, trusted):
         return ", ".join(key["kid"] for key in trusted.jwks["keys"])
 
@@ -196,11 +202,11 @@ class RealmKeyAdmin(StaffReadOnly, admin.ModelAdmin):
     readonly_fields = list_display
     ordering = ["-created_at"]
 
-    @admin.display(description="status")
+    @admin.display(description=gettext_lazy("status"))
     def status(self, key):
         if key.retired_at:
-            return "retired"
-        return "signing" if key == listed_keys().first() else "listed"
+            return _("retired")
+        return _("signing") if key == listed_keys().first() else _("listed")
 
 
 admin.site.register(Artifact, ArtifactAdmin)

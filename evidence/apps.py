@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class EvidenceConfig(AppConfig):
     name = "evidence"
-    verbose_name = "Evidence: artifacts, attestations, quorum"
+    verbose_name = _("Evidence: artifacts, attestations, quorum")
 
     def ready(self):
         # The core never imports a profile; the profile plugs its operations and its proof rule in.

@@ -3,23 +3,28 @@ live in the `artifacts` storage (settings.STORAGES) under `storage_name`; this r
 them. And this realm's signing keys and the realms it trusts. Fields only: the rules live in
 evidence/services.py, evidence/keys.py and evidence/trust.py."""
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from forum.models import Origin
 
 
 class Artifact(models.Model):
-    id = models.CharField(primary_key=True, max_length=71)  # "sha256:<64 hex>", lower case
-    size = models.PositiveBigIntegerField()
-    media_type = models.CharField(max_length=255)
-    storage_name = models.CharField(max_length=200)
-    uploaded_identity = models.CharField(max_length=160)
-    uploaded_kind = models.CharField(max_length=8, choices=Origin.choices)
-    created_at = models.DateTimeField()
+    id = models.CharField(_("id"), primary_key=True, max_length=71)  # "sha256:<64 hex>", lower case
+    size = models.PositiveBigIntegerField(_("size"))
+    media_type = models.CharField(_("media type"), max_length=255)
+    storage_name = models.CharField(_("storage name"), max_length=200)
+    uploaded_identity = models.CharField(_("uploaded identity"), max_length=160)
+    uploaded_kind = models.CharField(_("uploaded kind"), max_length=8, choices=Origin.choices)
+    created_at = models.DateTimeField(_("created at"))
     # What evidence.envelopes.inspect found: the record of a signed attestation, or null.
-    attests = models.JSONField(null=True, blank=True)
-    redacted_by = models.CharField(max_length=160, blank=True)
-    redacted_at = models.DateTimeField(null=True, blank=True)
-    redacted_reason = models.CharField(max_length=500, blank=True)
+    attests = models.JSONField(_("attests"), null=True, blank=True)
+    redacted_by = models.CharField(_("redacted by"), max_length=160, blank=True)
+    redacted_at = models.DateTimeField(_("redacted at"), null=True, blank=True)
+    redacted_reason = models.CharField(_("redacted reason"), max_length=500, blank=True)
+
+    class Meta:
+        verbose_name = _("artifact")
+        verbose_name_plural = _("artifacts")
 
     def __str__(self):
         return self.id
@@ -30,13 +35,15 @@ class RealmKey(models.Model):
     the JWKS. In the database, so every process sees a rotation at once; the private half only sealed
     (parley_site.sealing), so a dump alone cannot sign."""
 
-    kid = models.CharField(max_length=16, unique=True)  # §18: the first 16 hex of SHA-256 of the public key
-    public_key = models.BinaryField(max_length=32)  # raw
-    sealed_private_key = models.TextField()
-    created_at = models.DateTimeField()
-    retired_at = models.DateTimeField(null=True, blank=True)
+    kid = models.CharField(_("key id"), max_length=16, unique=True)  # §18: the first 16 hex of SHA-256 of the public key
+    public_key = models.BinaryField(_("public key"), max_length=32)  # raw
+    sealed_private_key = models.TextField(_("sealed private key"))
+    created_at = models.DateTimeField(_("created at"))
+    retired_at = models.DateTimeField(_("retired at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("realm key")
+        verbose_name_plural = _("realm keys")
         indexes = [models.Index(fields=["retired_at", "created_at"], name="realmkey_current_idx")]
 
     def __str__(self):
@@ -46,10 +53,14 @@ class RealmKey(models.Model):
 class TrustedRealm(models.Model):
     """Another realm whose attestations this one accepts, with the JWKS its keys are checked against."""
 
-    realm = models.CharField(max_length=64, unique=True)
-    jwks = models.JSONField()
-    added_at = models.DateTimeField()
-    added_by = models.CharField(max_length=160)
+    realm = models.CharField(_("realm"), max_length=64, unique=True)
+    jwks = models.JSONField("JWKS")
+    added_at = models.DateTimeField(_("added at"))
+    added_by = models.CharField(_("added by"), max_length=160)
+
+    class Meta:
+        verbose_name = _("trusted realm")
+        verbose_name_plural = _("trusted realms")
 
     def __str__(self):
         return self.realm
