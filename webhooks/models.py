@@ -46,8 +46,8 @@ class Topic(models.Model):
 
 
 class CreationAttempt(models.Model):
-    """A token's attempt to create a webhook that got as far as resolving its URL's host, accepted or refused:
-    at most `webhook_creates_per_minute` of them a minute (webhooks.services)."""
+    """A token's request to create a webhook, whatever came of it: at most `webhook_creates_per_minute` of them
+    a minute (webhooks.services)."""
 
     token = models.ForeignKey(Token, on_delete=models.CASCADE, related_name="+")
     at = models.DateTimeField()

@@ -17,7 +17,7 @@ from standardwebhooks.webhooks import Webhook as Verifier
 from bench.server import database_url
 from jobs.models import PeriodicSlot
 from jobs.periodic import enqueue_due
-from jobs.recovery import requeue_stalled
+from jobs.recovery import beat, requeue_stalled
 from tests.test_readme import SUITE_ENVIRONMENT
 from jobs.models import WorkerBeat
 from tests.webhooks.conftest import Receiver, Trickler, jobs_of
@@ -139,12 +139,20 @@ def test_the_worker_runs_the_periodic_jobs_it_enqueued(run_jobs, settings):
     assert [job.return_value for job in jobs_of(TICK)] == ["tick"]
 
 
-def test_a_job_left_running_by_a_dead_worker_is_run_again(run_jobs, settings, time_machine):
-    time_machine.move_to(timezone.now(), tick=False)
-    settings.PARLEY_PERIODIC_TASKS = {TICK: 3600}
-    enqueue_due()
-    [job] = jobs_of(TICK)
-    job.claim("a-worker-that-died")
+@pytest.fixture
+def running(db, settings, time_machine):
+    """running(worker_id): a periodic job claimed by `worker_id`, with the clock stopped."""
+    def claim(worker_id):
+        time_machine.move_to(timezone.now(), tick=False)
+        settings.PARLEY_PERIODIC_TASKS = {TICK: 3600}
+        enqueue_due()
+        [job] = jobs_of(TICK)
+        job.claim(worker_id)
+    return claim
+
+
+def test_a_job_left_running_by_a_dead_worker_is_run_again(run_jobs, running, time_machine):
+    running("a-worker-that-died")
     assert run_jobs() == 0 and requeue_stalled() == 0
     time_machine.shift(timedelta(seconds=61))  # no worker of that id beats
     assert requeue_stalled() == 1
@@ -211,14 +219,8 @@ def test_with_one_sender_another_tokens_delivery_waits_one_attempt_at_most(crowd
     assert fast_after < 3 + 2, output  # the trickler's attempt (3 s), then the other webhook's turn
 
 
-def test_a_job_a_live_worker_runs_is_never_taken_from_it(run_jobs, settings, time_machine):
-    from jobs.recovery import beat
-
-    time_machine.move_to(timezone.now(), tick=False)
-    settings.PARLEY_PERIODIC_TASKS = {TICK: 3600}
-    enqueue_due()
-    [job] = jobs_of(TICK)
-    job.claim("a-live-worker")
+def test_a_job_a_live_worker_runs_is_never_taken_from_it(run_jobs, running, time_machine):
+    running("a-live-worker")
     for _ in range(120):  # two hours of a job still running, its worker beating
         time_machine.shift(timedelta(minutes=1))
         beat("a-live-worker")
