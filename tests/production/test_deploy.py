@@ -43,6 +43,7 @@ def test_healthz_answers_under_asgi_while_every_shared_request_thread_is_busy(tr
     import asyncio
     import threading
 
+    import parley_site.asgi  # noqa: F401  loaded as a server loads it, before any request
     from parley_site.sync_threads import SYNC_THREADS, SYNC_WORK
     from tests.asgi_client import timed_request
 
