@@ -43,6 +43,9 @@ class Operation:
     # Keys of a write's answer given once and never replayed (a webhook's secret, §17): an idempotent
     # retry answers without them, and no idempotency record keeps them.
     shown_once: tuple = ()
+    # (actor) -> None, run for a write before its transaction and its replay, committed on its own: what
+    # must stand when the write is refused and rolled back (a webhook creation counted against its cap, §17).
+    admit: Callable | None = None
 
     @property
     def description_text(self):
@@ -95,6 +98,8 @@ def _counted_outcome(name, door, outcome):
 
 def _run(operation, actor, arguments, idempotency_key):
     if not operation.read_only:
+        if operation.admit is not None:
+            operation.admit(actor)
         if idempotency_key is not None:
             return run_idempotent(actor, idempotency_key, operation.name, arguments,
                                   partial(_answer, operation, actor, arguments), operation.shown_once)

@@ -3,7 +3,8 @@
 
 `/mcp` is the official MCP SDK's streamable HTTP transport (mcp_bridge.http), mounted beside Django. Around
 both: the lifespan protocol, which Django refuses (parley_site.lifespan), request bodies bounded
-while they arrive (parley_site.bodylimit), and one pool of threads for every request's sync code instead of
+while they arrive (parley_site.bodylimit), the health probe answered on threads of its own
+(parley_site.health), and one pool of threads for every request's sync code instead of
 a thread per open request (parley_site.sync_threads)."""
 import os
 
@@ -18,6 +19,7 @@ from forum.limits import limit  # noqa: E402  (apps load with get_asgi_applicati
 from mcp_bridge.http import mounted, too_large  # noqa: E402
 from parley_site.bodylimit import bounded_bodies  # noqa: E402
 from parley_site.errors import RequestTooLarge  # noqa: E402
+from parley_site.health import answering_probes  # noqa: E402
 from parley_site.lifespan import with_lifespan  # noqa: E402
 from parley_site.sync_threads import SYNC_WORK, on_shared_threads  # noqa: E402
 
@@ -52,5 +54,6 @@ def with_mcp(django, mcp):
     return application
 
 
-application = with_lifespan(bounded_bodies(with_mcp(on_shared_threads(django_application), mounted(SYNC_WORK)),
-                                           request_max_bytes, too_large_body, streamed_upload))
+application = with_lifespan(bounded_bodies(
+    answering_probes(with_mcp(on_shared_threads(django_application), mounted(SYNC_WORK))),
+    request_max_bytes, too_large_body, streamed_upload))

@@ -123,9 +123,9 @@ class RateLimited(ParleyError):
     reason, status = "rate_limited", 429
     when = "too many writes; detail.retry_after seconds, and a Retry-After header"
 
-    def __init__(self, retry_after):
+    def __init__(self, retry_after, limit="writes_per_minute"):
         super().__init__("too many writes; retry after detail.retry_after seconds", retry_after=retry_after,
-                         limit="writes_per_minute")
+                         limit=limit)
 
     def headers(self):
         return {"Retry-After": str(self.detail["retry_after"])}

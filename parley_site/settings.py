@@ -206,17 +206,25 @@ if env_bool("TRUST_X_FORWARDED_PROTO", False):
 # Background jobs (webhook deliveries, digests, clean-up) live in our own database: django-tasks' database
 # backend, the API Django 6 ships as django.tasks. A job enqueued inside a write's transaction is committed or
 # rolled back with it. The worker is `manage.py parley_worker`.
+# Two queues: the webhooks' send jobs (webhooks.turns), which `parley_worker` runs on threads of their own, and
+# every other job.
 TASKS = {
     "default": {
         "BACKEND": "django_tasks_db.DatabaseBackend",
         "ENQUEUE_ON_COMMIT": False,
+        "QUEUES": ["default", "webhooks"],
     }
 }
 
 # Periodic jobs `parley_worker` enqueues: the dotted path of a task -> seconds between two runs.
 PARLEY_PERIODIC_TASKS = {
     "console.digests.send_digests": 60,  # each moderator still gets at most one per PARLEY_NOTIFY_MINUTES
+    "webhooks.tasks.resume_sending": 60,
+    "jobs.purge.purge_finished_jobs": 3600,
+    "webhooks.tasks.purge_deliveries": 3600,
 }
+# Days a finished job (succeeded or failed) and a settled webhook delivery (delivered or dropped) are kept.
+PARLEY_JOB_RETENTION_DAYS = env_int("PARLEY_JOB_RETENTION_DAYS", 7, 1, 3650)
 
 # Mail (the moderators' digests, docs/deploy.md): Django's own settings, from the environment. The demo
 # (DEBUG) prints mails on the console unless EMAIL_BACKEND says otherwise.
@@ -240,6 +248,22 @@ PARLEY_PUBLIC_URL = os.environ.get("PARLEY_PUBLIC_URL", "http://127.0.0.1:8000")
 PARLEY_WEBHOOKS_ALLOW_PRIVATE = env_bool("PARLEY_WEBHOOKS_ALLOW_PRIVATE", False)
 PARLEY_WEBHOOKS_ALLOW_HTTP = env_bool("PARLEY_WEBHOOKS_ALLOW_HTTP", False)
 
+
+def env_ports(name):
+    """Ports besides the scheme's own (443, or 80 for http) a webhook URL may name: a comma list, or `any`."""
+    raw = os.environ.get(name, "").strip()
+    if raw.lower() == "any":
+        return range(1, 65536)
+    ports = env_list(name, [])
+    if not all(port.isdigit() and 1 <= int(port) <= 65535 for port in ports):
+        raise ImproperlyConfigured(f"{name} must be a comma list of ports from 1 to 65535, or any, not {raw!r}")
+    return frozenset(int(port) for port in ports)
+
+
+PARLEY_WEBHOOKS_ALLOW_PORTS = env_ports("PARLEY_WEBHOOKS_ALLOW_PORTS")
+# Seconds one delivery attempt may take, all of it: resolving, connecting, TLS, sending, the answer's head.
+PARLEY_WEBHOOKS_ATTEMPT_SECONDS = env_int("PARLEY_WEBHOOKS_ATTEMPT_SECONDS", 15, 3, 60)
+
 # Secrets the server must use but a database dump alone must not reveal (webhook signing secrets, the realm's
 # private keys) are sealed with these Fernet keys: the first seals, every one opens, so a key is rotated by
 # putting the new one first. Unset: one key derived from SECRET_KEY (parley_site/sealing.py).
@@ -261,6 +285,8 @@ PARLEY_LIMITS = {
     "supersedes_max": 8,
     "request_max_bytes": 16384,
     "webhooks_per_token_max": 8,
+    # Requests to create a webhook a token may make a minute, refused ones too: each may wait on a resolver.
+    "webhook_creates_per_minute": 10,
 }
 # Django refuses larger bodies itself when a client sends no Content-Length.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PARLEY_LIMITS["request_max_bytes"]
@@ -323,5 +349,8 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # The MCP SDK logs every stateless request's transport starting and stopping at INFO: noise, not news.
-    "loggers": {"mcp": {"level": os.environ.get("MCP_LOG_LEVEL", "WARNING")}},
+    # httpx2 logs every request with its full URL at INFO: a webhook's query may hold the receiver's credentials
+    # (webhooks.sending logs none of it).
+    "loggers": {"mcp": {"level": os.environ.get("MCP_LOG_LEVEL", "WARNING")}, "httpx2": {"level": "WARNING"},
+                "httpcore2": {"level": "WARNING"}},
 }

@@ -3,6 +3,8 @@ Django's ASGI handler, as under the real server, so held calls and event streams
 of refused as under WSGI."""
 import asyncio
 import json
+import time
+from dataclasses import dataclass
 
 from asgiref.sync import async_to_sync
 from django.test import AsyncClient
@@ -90,3 +92,39 @@ class McpAsgiClient:
     def request(self, method, path, body=b"", headers=None, content_type="application/json"):
         return async_to_sync(self.apost)(path, body, content_type, headers, method)
 
+
+@dataclass
+class Answer:
+    status: int
+    body: dict
+    seconds: float
+
+
+async def timed_request(method, path, token=None, body=None):
+    """One request to the whole ASGI application (parley_site.asgi), as a server hands it over, timed."""
+    from parley_site.asgi import application
+
+    headers = [(b"host", b"testserver"), (b"content-type", b"application/json")]
+    if token:
+        headers.append((b"authorization", f"Bearer {token}".encode()))
+    raw = json.dumps(body).encode() if body is not None else b""
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": headers,
+             "client": ("127.0.0.1", 1), "server": ("testserver", 80)}
+    messages, started, chunks = [{"type": "http.request", "body": raw, "more_body": False}], {}, []
+
+    async def receive():
+        if messages:
+            return messages.pop()
+        await asyncio.Event().wait()  # the client stays connected
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            started["status"] = message["status"]
+        else:
+            chunks.append(message.get("body", b""))
+
+    began = time.monotonic()
+    await application(scope, receive, send)
+    content = b"".join(chunks)
+    return Answer(started["status"], json.loads(content) if content else {}, time.monotonic() - began)

@@ -71,26 +71,36 @@ def payload(delivery, actor):
     return {"type": delivery.type, "thread": thread_json(thread), "event": event_json(event) if event else None}
 
 
-def attempt(delivery_id, enqueue_retry):
-    """One attempt of a delivery; a failed one queues the next (`enqueue_retry(id, when)`)."""
+def attempt(delivery_id):
+    """One attempt of a delivery, recorded: delivered, or failed and due again later (`next_attempt_at`), or
+    dropped. Any fault in it, ours too, is a failed attempt like a receiver's, so it is retried and the
+    webhook shows it failing."""
     delivery = Delivery.objects.select_related("webhook__token").filter(pk=delivery_id).first()
     if delivery is None or delivery.delivered_at or delivery.dropped_at:
         return "gone"  # deleted with its webhook, or already settled
     if not webhook_may_deliver(delivery.webhook_id):
         reason = "webhook disabled" if delivery.webhook.disabled_at else "token may no longer read"
-        return drop(delivery, reason)
+        return drop(Delivery.objects.filter(webhook_id=delivery.webhook_id, next_attempt_at__isnull=False), reason)
     try:
-        body = payload(delivery, Actor.for_token(delivery.webhook.token))
+        failure = sent(delivery)
     except ParleyError as refusal:
-        return drop(delivery, f"token may no longer read it: {refusal.reason}")
+        return drop(Delivery.objects.filter(pk=delivery.pk), f"token may no longer read it: {refusal.reason}")
+    except Exception as exc:  # noqa: BLE001  recorded and retried, never a job that ends FAILED unseen
+        logger.exception("webhook delivery %s failed on our side", delivery.stable_id)
+        failure = f"failed on our side: {type(exc).__name__}"
+    return record(delivery_id, failure)
+
+
+def sent(delivery):
+    """The delivery rendered now, as its token reads it (a refusal: ParleyError), and POSTed: what failed."""
+    body = payload(delivery, Actor.for_token(delivery.webhook.token))
     secret = unseal(delivery.webhook.sealed_secret).decode()
-    failure = sending.post(delivery.webhook.url, secret, delivery.stable_id, body)
-    return record(delivery_id, failure, enqueue_retry)
+    return sending.post(delivery.webhook.url, secret, delivery.stable_id, body)
 
 
-def drop(delivery, reason):
-    Delivery.objects.filter(pk=delivery.pk).update(dropped_at=timezone.now(), dropped_reason=reason,
-                                                   next_attempt_at=None)
+def drop(deliveries, reason):
+    """End `deliveries` (a queryset) unsent: a webhook that may no longer deliver drops all it has pending."""
+    deliveries.update(dropped_at=timezone.now(), dropped_reason=reason, next_attempt_at=None)
     return f"dropped: {reason}"
 
 
@@ -101,11 +111,14 @@ def next_delay(attempts):
 
 
 @transaction.atomic
-def record(delivery_id, failure, enqueue_retry):
-    """The attempt's outcome: delivered; or the next attempt queued; or, 24 hours after the first attempt,
-    the webhook disabled, shown so in the console and its list."""
-    delivery = Delivery.objects.select_for_update().get(pk=delivery_id)
-    webhook = Webhook.objects.select_for_update().get(pk=delivery.webhook_id)
+def record(delivery_id, failure):
+    """The attempt's outcome: delivered; or due again after a backoff; or, 24 hours after the first attempt,
+    the webhook disabled, shown so in the console and its list. A delivery deleted meanwhile (with its
+    webhook) is gone, and so is its outcome."""
+    delivery = Delivery.objects.select_for_update().filter(pk=delivery_id).first()
+    webhook = delivery and Webhook.objects.select_for_update().filter(pk=delivery.webhook_id).first()
+    if webhook is None:
+        return "gone"
     now = timezone.now()
     delivery.attempts += 1
     delivery.first_attempt_at = delivery.first_attempt_at or now
@@ -122,7 +135,6 @@ def record(delivery_id, failure, enqueue_retry):
         webhook.failing_since = webhook.failing_since or now
         deadline = delivery.first_attempt_at + RETRY_FOR
         delivery.next_attempt_at = min(now + next_delay(delivery.attempts), deadline)
-        enqueue_retry(delivery.pk, delivery.next_attempt_at)
     delivery.save()
     webhook.save(update_fields=["failing_since", "disabled_at", "disabled_reason"])
     return delivery.last_status

@@ -19,6 +19,9 @@ class Webhook(models.Model):
     failing_since = models.DateTimeField(null=True, blank=True)
     disabled_at = models.DateTimeField(null=True, blank=True)
     disabled_reason = models.CharField(max_length=300, blank=True)
+    # The one job that sends this webhook's due deliveries, one at a time (webhooks.turns); null while none
+    # is due.
+    send_job = models.UUIDField(null=True, blank=True, editable=False)
 
     class Meta:
         indexes = [models.Index(fields=["token", "id"], name="webhook_token_idx")]
@@ -40,6 +43,17 @@ class Topic(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class CreationAttempt(models.Model):
+    """A token's request to create a webhook, whatever came of it: at most `webhook_creates_per_minute` of them
+    a minute (webhooks.services)."""
+
+    token = models.ForeignKey(Token, on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["token", "at"], name="webhook_attempt_token_idx")]
 
 
 class Delivery(models.Model):
@@ -64,7 +78,8 @@ class Delivery(models.Model):
     dropped_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["webhook", "id"], name="delivery_webhook_idx")]
+        indexes = [models.Index(fields=["webhook", "id"], name="delivery_webhook_idx"),
+                   models.Index(fields=["webhook", "next_attempt_at"], name="delivery_due_idx")]
         verbose_name_plural = "deliveries"
 
     def __str__(self):

@@ -45,8 +45,10 @@ CREATE_WEBHOOK = Operation(
     "create_webhook", "POST /api/v1/webhooks",
     "Create a webhook: the server POSTs to url, signed as Standard Webhooks do, whenever a thread enters "
     "your inbox (topic inbox) or a thread you follow (th_<n>) records an event. The answer holds the "
-    "signing secret, once. Needs read; at most webhooks_per_token_max per token.",
-    create_input, CREATED_SCHEMA, run_create, read_only=False, status=201, shown_once=("secret",))
+    "signing secret, once. Needs read; at most webhooks_per_token_max per token, and "
+    "webhook_creates_per_minute requests to create, refused ones too.",
+    create_input, CREATED_SCHEMA, run_create, read_only=False, status=201, shown_once=("secret",),
+    admit=services.webhook_creation_attempted)
 LIST_WEBHOOKS = Operation(
     "list_webhooks", "GET /api/v1/webhooks",
     "Your token's webhooks, oldest first, without their secrets; a disabled one shows when and why.",

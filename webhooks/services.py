@@ -2,7 +2,9 @@
 in the console. The deliveries' own writes are webhooks.delivery."""
 import base64
 import logging
+import math
 import secrets
+from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import prefetch_related_objects
@@ -12,14 +14,17 @@ from forum.limits import limit
 from forum.models import Right, Token
 from forum.selectors import access_thread, require_right
 from forum.services import count_write
-from parley_site.errors import InvalidBody, LimitExceeded
+from parley_site.errors import InvalidBody, LimitExceeded, RateLimited, Unavailable
 from parley_site.sealing import seal
-from webhooks.models import Topic, Webhook
+from webhooks.addresses import ResolversBusy
+from webhooks.models import CreationAttempt, Topic, Webhook
 from webhooks.selectors import INBOX, access_webhook, owner_token
-from webhooks.targets import BadTarget, target_of
+from webhooks.targets import BadTarget, loggable, parsed, target_of
 
 logger = logging.getLogger("parley.webhooks")
 LIMIT = "webhooks_per_token_max"
+CREATES_LIMIT = "webhook_creates_per_minute"
+WINDOW = timedelta(seconds=60)
 
 
 def new_secret():
@@ -31,16 +36,24 @@ def webhook_create(actor, url, topics):
     """Create a webhook of the caller's token on `url` for `topics` (`inbox`, `th_<n>`). Needs `read`; locks
     the token row, so that two requests cannot both take the last place. Returns (webhook, secret): the
     secret is shown this once. Refuses, in §13's order: token_invalid (a human session), invalid_body (the
-    url, a repeated topic), token_right_missing, not_found (a topic's thread), limit_exceeded
-    (webhooks_per_token_max), rate_limited."""
+    url's form, a repeated topic), rate_limited (webhook_creates_per_minute, before the host is resolved),
+    invalid_body (the url's host), unavailable (this process's resolvers all busy), token_right_missing,
+    not_found (a topic's thread), limit_exceeded (webhooks_per_token_max), rate_limited (writes_per_minute)."""
     token = owner_token(actor)
     try:
-        target_of(url)
+        parsed(url)
     except BadTarget as exc:
         raise InvalidBody(str(exc), field="url") from None
     for index, topic in enumerate(topics):
         if topic in topics[:index]:
             raise InvalidBody(f"topic {topic} is named twice", field=f"topics[{index}]")
+    check_creation_rate(token)
+    try:
+        target_of(url)  # may wait on a resolver: RESOLVE_SECONDS at most, on threads of its own
+    except BadTarget as exc:
+        raise InvalidBody(str(exc), field="url") from None
+    except ResolversBusy as exc:
+        raise Unavailable(f"the url's host cannot be resolved now: {exc}; retry later") from None
     require_right(actor, Right.READ)
     for topic in topics:
         if topic != INBOX:
@@ -54,8 +67,33 @@ def webhook_create(actor, url, topics):
         webhook = Webhook.objects.create(token=token, url=url, sealed_secret=seal(secret.encode()),
                                          created_at=timezone.now())
         Topic.objects.bulk_create(Topic(webhook=webhook, name=topic) for topic in topics)
-    logger.info("%s created webhook wh_%s on %s", actor.identity, webhook.pk, url)
+    logger.info("%s created webhook wh_%s on %s", actor.identity, webhook.pk, loggable(url))
     return webhook, secret
+
+
+@transaction.atomic
+def webhook_creation_attempted(actor):
+    """Count a request to create a webhook, whatever comes of it, against its token's
+    `webhook_creates_per_minute`: in a transaction of its own, before the creation's (forum.operations
+    runs it as the operation's `admit`), so that a refused creation, which rolls back, still counts. Each
+    may make the server wait on a resolver (webhooks.addresses), which a refusal does not undo."""
+    if actor.token is None:
+        return
+    now = timezone.now()
+    CreationAttempt.objects.filter(token=actor.token, at__lte=now - WINDOW).delete()
+    CreationAttempt.objects.create(token=actor.token, at=now)
+
+
+def check_creation_rate(token):
+    """rate_limited when the token made more than `webhook_creates_per_minute` creation requests in the last
+    minute, this one included (webhook_creation_attempted counted it)."""
+    now, allowed = timezone.now(), limit(CREATES_LIMIT)
+    recent = list(CreationAttempt.objects.filter(token=token, at__gt=now - WINDOW).order_by("-at").values_list(
+        "at", flat=True)[:allowed + 1])
+    if len(recent) > allowed:
+        oldest_counted = recent[allowed - 1]
+        raise RateLimited(retry_after=max(1, math.ceil((oldest_counted + WINDOW - now).total_seconds())),
+                          limit=CREATES_LIMIT)
 
 
 @transaction.atomic

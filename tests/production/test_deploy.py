@@ -37,6 +37,27 @@ def test_healthz_is_exempt_from_the_https_redirect_the_api_is_not(client, db, se
     assert client.get("/api/v1/manifest").status_code == 301
 
 
+def test_healthz_answers_under_asgi_while_every_shared_request_thread_is_busy(transactional_db):
+    """Django's own steps around a request (its start signal, closing the response) run on the shared request
+    threads (parley_site.sync_threads): the probe must not wait for them."""
+    import asyncio
+    import threading
+
+    import parley_site.asgi  # noqa: F401  loaded as a server loads it, before any request
+    from parley_site.sync_threads import SYNC_THREADS, SYNC_WORK
+    from tests.asgi_client import timed_request
+
+    released = threading.Event()
+    busy = [SYNC_WORK.submit(released.wait, 30) for _ in range(SYNC_THREADS)]
+    try:
+        health = asyncio.run(asyncio.wait_for(timed_request("GET", "/healthz"), 10))
+    finally:
+        released.set()
+        for work in busy:
+            work.result()
+    assert (health.status, health.body["status"]) == (200, "ok") and health.seconds < 1
+
+
 def on_maintenance_database(sql):
     """Run `sql` from the maintenance database: a database cannot close its own doors."""
     db = connection.settings_dict

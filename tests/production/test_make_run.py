@@ -152,6 +152,7 @@ def test_make_run_starts_the_job_worker_beside_the_server_and_it_delivers_webhoo
         pytest.skip("make run serves SQLite whatever the suite runs on; once is enough")
     monkeypatch.setenv("PARLEY_WEBHOOKS_ALLOW_PRIVATE", "1")  # the receiver is on loopback, over http
     monkeypatch.setenv("PARLEY_WEBHOOKS_ALLOW_HTTP", "1")
+    monkeypatch.setenv("PARLEY_WEBHOOKS_ALLOW_PORTS", "any")  # on a port of its own
     receiver, run = Receiver(), MadeRun(tmp_path / "demo.sqlite3")
     try:
         agent = HttpAgent(run, run.demo_token())

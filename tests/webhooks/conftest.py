@@ -2,7 +2,10 @@
 own part of "nothing stored"."""
 import http.server
 import json
+import select
+import socket
 import threading
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -51,6 +54,61 @@ class Receiver:
         self.server.server_close()
 
 
+class Trickler:
+    """A hostile receiver on 127.0.0.1: it reads each request, then answers one byte every `every` seconds,
+    for at most `hold` seconds a connection. Counts the connections it holds at once."""
+
+    ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+
+    def __init__(self, every=1.0, hold=30.0):
+        self.every, self.hold = every, hold
+        self.connections, self.open, self.most_open = 0, 0, 0
+        self.lock = threading.Lock()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.server.getsockname()[1]}/slow"
+
+    def accept(self):
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.trickle, args=(connection,), daemon=True).start()
+
+    def trickle(self, connection):
+        with self.lock:
+            self.connections, self.open = self.connections + 1, self.open + 1
+            self.most_open = max(self.most_open, self.open)
+        deadline = time.monotonic() + self.hold
+        try:
+            connection.recv(65536)
+            for byte in self.ANSWER * 1000:
+                connection.sendall(bytes([byte]))
+                if time.monotonic() > deadline or self.hung_up(connection):
+                    break
+        except OSError:
+            pass  # the client gave up
+        finally:
+            connection.close()
+            with self.lock:
+                self.open -= 1
+
+    def hung_up(self, connection):
+        """Wait `every` seconds, or less if the client hangs up (True); what else it sends is dropped."""
+        end = time.monotonic() + self.every
+        while (left := end - time.monotonic()) > 0:
+            if select.select([connection], [], [], left)[0] and not connection.recv(65536):
+                return True
+        return False
+
+    def close(self):
+        self.server.close()
+
+
 @pytest.fixture
 def receiver(allow_loopback):
     """receiver(statuses=(200,), headers=None) -> a running Receiver, stopped after the test."""
@@ -67,21 +125,23 @@ def receiver(allow_loopback):
 
 @pytest.fixture
 def allow_loopback(settings):
-    """The operator's settings for tests and intranets: http, and non-public addresses."""
+    """The operator's settings for tests and intranets: http, non-public addresses, and any port."""
     settings.PARLEY_WEBHOOKS_ALLOW_PRIVATE = True
     settings.PARLEY_WEBHOOKS_ALLOW_HTTP = True
+    settings.PARLEY_WEBHOOKS_ALLOW_PORTS = range(1, 65536)
 
 
 @pytest.fixture
 def run_jobs(db):
-    """run_jobs() -> how many jobs ran: every ready job, and those they enqueue that are ready too, as the
-    worker runs them (django-tasks-db's Worker.run_task), in this test's transaction."""
+    """run_jobs(at_most=None) -> how many jobs ran: every ready job, and those they enqueue that are ready
+    too, in the worker's order and as it runs them (django-tasks-db's Worker.run_task), in this test's
+    transaction."""
     worker = Worker(queue_names=["*"], interval=0, batch=True, backend_name="default", startup_delay=False,
                     max_tasks=None, worker_id="tests", excluded_queue_names=[])
 
-    def run():
+    def run(at_most=None):
         count = 0
-        while (job := DBTaskResult.objects.ready().order_by("enqueued_at").first()) is not None:
+        while count != at_most and (job := DBTaskResult.objects.ready().first()) is not None:
             job.claim(worker.worker_id)
             worker.run_task(job)
             job.refresh_from_db()

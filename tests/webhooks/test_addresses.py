@@ -44,9 +44,54 @@ from webhooks.addresses import NonPublicAddress, checked_addresses, is_global
     ("2002:a00:1::1", False),  # 6to4 of 10.0.0.1
     ("2002:808:808::1", True),  # 6to4 of 8.8.8.8
     ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),  # Teredo
+    # IANA's special-purpose blocks, each one Python's is_global lets through in some version
+    ("192.0.0.8", False),  # the IPv4 dummy address
+    ("192.0.0.9", False),  # PCP anycast
+    ("192.0.0.10", False),  # TURN anycast
+    ("192.88.99.1", False),  # the deprecated 6to4 relay anycast
+    ("2002:c058:6301::1", False),  # 6to4 of it
+    ("192.31.196.1", False),  # AS112
+    ("192.52.193.1", False),  # AMT
+    ("192.175.48.1", False),  # AS112 direct delegation
+    ("2001:1::1", False),  # PCP anycast
+    ("2001:1::3", False),  # DNS-SD SRP anycast
+    ("2001:3::1", False),  # AMT
+    ("2001:4:112::1", False),  # AS112
+    ("2001:20::1", False),  # ORCHIDv2
+    ("2001:30::1", False),  # DRIP
+    ("2620:4f:8000::1", False),  # AS112 direct delegation
+    ("3fff::1", False),  # documentation
+    ("5f00::1", False),  # SRv6 SIDs
+    ("100:0:0:1::1", False),  # the IPv6 dummy prefix
+    ("fec0::1", False),  # site-local
 ])
 def test_only_global_addresses_in_every_form_are_public(address, public):
     assert is_global(ipaddress.ip_address(address)) is public
+
+
+def test_a_resolver_that_never_answers_is_given_up_after_resolve_seconds(monkeypatch):
+    """The lowest call of ours that waits on the network (addresses.lookup, around getaddrinfo) is made to
+    wait as a resolver that never answers would: the machine's resolver stays the other processes'."""
+    import threading
+    import time
+
+    from webhooks import addresses
+
+    released = threading.Event()
+    monkeypatch.setattr(addresses, "RESOLVE_SECONDS", 0.3)
+    monkeypatch.setattr(addresses, "lookup", lambda host, port: released.wait(30) and [])
+    try:
+        started = time.monotonic()
+        with pytest.raises(NonPublicAddress, match="does not resolve within 0.3 s"):
+            checked_addresses("silent.example", 443)
+        assert time.monotonic() - started < 1
+        for _ in range(addresses.RESOLVERS - 1):  # the first lookup still holds its resolver thread
+            with pytest.raises(NonPublicAddress):
+                checked_addresses("silent.example", 443)
+        with pytest.raises(addresses.ResolversBusy):  # every resolver thread waits: refused at once
+            checked_addresses("silent.example", 443)
+    finally:
+        released.set()
 
 
 @pytest.mark.parametrize("host", ["localhost", "127.1", "0x7f.0.0.1", "2130706433", "017700000001"])

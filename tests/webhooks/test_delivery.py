@@ -1,5 +1,6 @@
 """§17 deliveries to real HTTP receivers on loopback: signed as Standard Webhooks do, at least once, the same
 webhook-id on every retry, backoff for 24 hours and then the webhook disabled; only while the token may read."""
+import logging
 from datetime import timedelta
 
 import pytest
@@ -149,3 +150,63 @@ def test_deleting_a_webhook_drops_what_it_had_queued(receiver, followed, as_alic
     as_alice.client.delete(f"/api/v1/webhooks/{created['id']}")
     run_jobs()
     assert hook.requests == [] and Delivery.objects.count() == 0
+
+
+def test_a_host_name_is_sent_in_its_idna_form(receiver, as_bob, alice, make_webhook, run_jobs, monkeypatch):
+    import socket
+
+    hook = receiver()
+    port = hook.server.server_address[1]
+    real = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *args, **kwargs: real(
+        "127.0.0.1" if host == "xn--bcher-kva.example" else host, *args, **kwargs))
+    make_webhook(alice, f"http://bücher.example:{port}/hook", ["inbox"])
+    as_bob.ask()
+    run_jobs()
+    [request] = hook.requests
+    assert request["headers"]["Host"] == f"xn--bcher-kva.example:{port}"
+    assert Delivery.objects.get().delivered_at is not None
+
+
+def test_a_fault_of_ours_in_an_attempt_is_a_failed_attempt_retried_and_shown(
+        receiver, followed, as_alice, run_jobs, time_machine):
+    time_machine.move_to(timezone.now(), tick=False)
+    hook = receiver()
+    thread, _ = followed(hook)
+    Webhook.objects.update(sealed_secret="not sealed by any key")
+    as_alice.say("answer", "Port 8000.", thread=thread)
+    run_jobs()  # and every job ended SUCCESSFUL: none failed unseen
+    delivery, webhook = Delivery.objects.get(), Webhook.objects.get()
+    assert hook.requests == [] and delivery.attempts == 1
+    assert delivery.last_status == "failed on our side: InvalidToken"
+    assert delivery.next_attempt_at is not None and webhook.failing_since is not None
+    time_machine.shift(timedelta(seconds=10))
+    run_jobs()
+    assert Delivery.objects.get().attempts == 2
+
+
+def test_a_delivery_deleted_during_its_attempt_is_gone(receiver, followed, as_alice, run_jobs, monkeypatch):
+    from webhooks import sending
+
+    hook = receiver()
+    thread, created = followed(hook)
+    real = sending.post
+
+    def deleted_meanwhile(*args):
+        failure = real(*args)
+        as_alice.client.delete(f"/api/v1/webhooks/{created['id']}")  # while the receiver answered
+        return failure
+    monkeypatch.setattr(sending, "post", deleted_meanwhile)
+    as_alice.say("answer", "Port 8000.", thread=thread)
+    run_jobs()  # every job SUCCESSFUL
+    assert len(hook.requests) == 1 and Delivery.objects.count() == 0
+
+
+def test_no_log_shows_a_delivery_urls_query(receiver, as_bob, alice, make_webhook, run_jobs, caplog):
+    caplog.set_level(logging.DEBUG)
+    hook = receiver()
+    make_webhook(alice, f"{hook.url}?key=s3cret-in-the-query", ["inbox"])
+    as_bob.ask()
+    run_jobs()
+    assert hook.requests[0]["path"] == "/hook?key=s3cret-in-the-query"
+    assert "s3cret" not in caplog.text

@@ -1,6 +1,12 @@
 """Parley v1 §17, webhooks managed over REST: create (the secret shown once), list, delete, and each refusal,
 which stores nothing."""
+import logging
+import os
+import subprocess
+import sys
+
 import pytest
+from django.conf import settings as django_settings
 from standardwebhooks.webhooks import Webhook as Verifier
 
 from forum.actors import Actor
@@ -100,6 +106,13 @@ def test_an_unknown_field_is_invalid_body(as_alice):
     "https://[64:ff9b::a00:1]/",  # NAT64 of 10.0.0.1
     "https://0.0.0.0/",
     "https://no-such-host.invalid/",
+    "https://[::1/",  # an unbalanced IPv6 bracket
+    "https://hooks.example.com:25/parley",  # a port that is not https's
+    "https://hooks.example.com:6379/parley",
+    "https://xn--/parley",  # no IDNA form
+    "https://192.0.0.9/",  # special-purpose blocks Python's is_global lets through
+    "https://192.88.99.1/",
+    "https://[3fff::1]/",
 ])
 def test_a_url_must_be_https_on_a_public_address(as_alice, url):
     with nothing_stored_here():
@@ -109,13 +122,49 @@ def test_a_url_must_be_https_on_a_public_address(as_alice, url):
 def test_the_operator_may_allow_http_and_private_addresses(as_alice, settings):
     settings.PARLEY_WEBHOOKS_ALLOW_HTTP = True
     settings.PARLEY_WEBHOOKS_ALLOW_PRIVATE = True
-    accepted(create(as_alice, url="http://localhost:8080/hook"))
+    accepted(create(as_alice, url="http://localhost/hook"))
+
+
+def test_http_goes_to_port_80_only(as_alice, settings):
+    settings.PARLEY_WEBHOOKS_ALLOW_HTTP = True
+    accepted(create(as_alice, url="http://hooks.example.com:80/parley"))
+    refused(create(as_alice, url="http://hooks.example.com:443/parley"), 400, "invalid_body", field="url")
+
+
+def test_the_operator_may_allow_more_ports(as_alice, settings):
+    settings.PARLEY_WEBHOOKS_ALLOW_PORTS = frozenset({8443})
+    accepted(create(as_alice, url="https://hooks.example.com:8443/parley"))
+    refused(create(as_alice, url="https://hooks.example.com:8444/parley"), 400, "invalid_body", field="url")
+
+
+@pytest.mark.parametrize("value", ["25,x", "0", "65536", "443;80", "-1"])
+def test_a_bad_port_setting_fails_at_start(value):
+    environment = {**os.environ, "DEBUG": "1", "PARLEY_WEBHOOKS_ALLOW_PORTS": value}
+    started = subprocess.run([sys.executable, "-c", "import parley_site.settings"], env=environment,
+                             cwd=django_settings.BASE_DIR, capture_output=True, text=True)
+    assert started.returncode != 0 and "ImproperlyConfigured: PARLEY_WEBHOOKS_ALLOW_PORTS" in started.stderr
+
+
+def test_an_internationalised_host_is_resolved_in_its_idna_form(as_alice, monkeypatch):
+    import socket
+
+    asked = []
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, *args, **kwargs: asked.append(host) or [
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.215.14", port))])
+    accepted(create(as_alice, url="https://Bücher.example/parley"))
+    assert asked == ["xn--bcher-kva.example"]
+
+
+def test_the_log_shows_a_webhooks_url_without_its_query(as_alice, caplog):
+    caplog.set_level(logging.INFO, logger="parley.webhooks")
+    accepted(create(as_alice, url=f"{HOOK}?token=s3cret-in-the-query#and-here"))
+    assert f"on {HOOK}" in caplog.text and "s3cret" not in caplog.text and "and-here" not in caplog.text
 
 
 def test_http_alone_still_needs_a_public_address(as_alice, settings):
     settings.PARLEY_WEBHOOKS_ALLOW_HTTP = True
     accepted(create(as_alice, url="http://hooks.example.com/parley"))
-    refused(create(as_alice, url="http://localhost:8080/hook"), 400, "invalid_body", field="url")
+    refused(create(as_alice, url="http://localhost/hook"), 400, "invalid_body", field="url")
 
 
 def test_creating_needs_read(make_token, agent):
@@ -139,7 +188,24 @@ def test_at_most_webhooks_per_token_max_per_token(as_alice, as_bob):
 
 
 def test_the_manifest_publishes_the_webhook_limit(as_alice):
-    assert as_alice.get("/api/v1/manifest").json()["limits"]["webhooks_per_token_max"] == 8
+    limits = as_alice.get("/api/v1/manifest").json()["limits"]
+    assert (limits["webhooks_per_token_max"], limits["webhook_creates_per_minute"]) == (8, 10)
+
+
+def test_refused_creations_count_against_webhook_creates_per_minute(as_alice, as_bob, alice, time_machine):
+    time_machine.move_to("2026-06-01T12:00:00Z", tick=False)
+    for number in range(5):
+        refused(create(as_alice, url="https://10.0.0.1/parley"), 400, "invalid_body", field="url")
+        refused(create(as_alice, url="https://10.0.0.2/parley", HTTP_IDEMPOTENCY_KEY=f"k{number}"), 400,
+                "invalid_body", field="url")  # a keyed refusal rolls back, and still counts
+    time_machine.shift(30)
+    with nothing_stored_here():
+        error = refused(create(as_alice), 429, "rate_limited", limit="webhook_creates_per_minute")
+    assert error["detail"]["retry_after"] == 30
+    accepted(create(as_bob))  # the limit is per token
+    time_machine.shift(30)
+    accepted(create(as_alice))
+    assert Token.objects.get(pk=alice.pk).write_count == 1  # writes_per_minute counts the accepted one only
 
 
 def test_only_the_owner_token_sees_and_deletes_its_webhooks(as_alice, as_bob):
