@@ -29,11 +29,11 @@ def signed_headers(secret, webhook_id, body, target):
     }
 
 
-def pinned_pool(target, address):
+def pinned_pool(target, address, timeout=TIMEOUT):
     """A pool whose every connection goes to `address`, while TLS names and checks `target.host`."""
     if target.scheme == "http":
-        return urllib3.HTTPConnectionPool(str(address), target.port, timeout=TIMEOUT, retries=False, maxsize=1)
-    return urllib3.HTTPSConnectionPool(str(address), target.port, timeout=TIMEOUT, retries=False, maxsize=1,
+        return urllib3.HTTPConnectionPool(str(address), target.port, timeout=timeout, retries=False, maxsize=1)
+    return urllib3.HTTPSConnectionPool(str(address), target.port, timeout=timeout, retries=False, maxsize=1,
                                        cert_reqs="CERT_REQUIRED", server_hostname=target.host,
                                        assert_hostname=target.host)
 

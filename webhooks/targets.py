@@ -33,11 +33,13 @@ def allowed_schemes():
     return ("https", "http") if settings.PARLEY_WEBHOOKS_ALLOW_HTTP else ("https",)
 
 
-def target_of(url):
-    """The Target `url` names, resolved now; BadTarget when it may not be delivered to."""
-    parts = urlsplit(url)
-    if parts.scheme not in allowed_schemes():
-        raise BadTarget(f"url must be {' or '.join(allowed_schemes())}")
+def target_of(url, schemes=None, allow_private=None):
+    """The Target `url` names, resolved now; BadTarget when it may not be delivered to. `schemes` and
+    `allow_private` (None: the webhooks' settings) let another fetch of a URL someone else chose use this
+    guard (oauth's client documents)."""
+    parts, schemes = urlsplit(url), schemes or allowed_schemes()
+    if parts.scheme not in schemes:
+        raise BadTarget(f"url must be {' or '.join(schemes)}")
     try:
         port = parts.port or DEFAULT_PORTS[parts.scheme]
     except ValueError:
@@ -45,7 +47,7 @@ def target_of(url):
     if not parts.hostname or parts.username is not None or parts.password is not None:
         raise BadTarget("url must name a host, without user or password")
     try:
-        addresses = checked_addresses(parts.hostname, port)
+        addresses = checked_addresses(parts.hostname, port, allow_private)
     except NonPublicAddress as exc:
         raise BadTarget(f"url must be public: {exc}") from None
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")

@@ -1,0 +1,90 @@
+"""The consent page (`/oauth/authorize`): django-oauth-toolkit's authorization endpoint, where a human
+logged in to the console sees which client asks, where it came from and where the browser goes next, and
+grants it a line and rights (oauth.services.grant_create), or refuses. The code is issued only with a
+grant, in the same transaction: an authorization request refused after the human's choice stores nothing."""
+from django.contrib import admin
+from django.db import transaction
+from django.template.response import TemplateResponse
+from django.urls import reverse_lazy
+from django.utils.translation import gettext as _
+from oauth2_provider.exceptions import OAuthToolkitError
+from oauth2_provider.models import get_application_model
+from oauth2_provider.views import AuthorizationView
+from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
+
+from oauth.clients import client_description
+from oauth.forms import ConsentForm
+from oauth.policies import may_grant
+from oauth.selectors import is_ours
+from oauth.services import GrantRefused, grant_create
+
+
+class ConsentView(AuthorizationView):
+    template_name = "oauth/consent.html"
+    form_class = ConsentForm
+    login_url = reverse_lazy("admin:login")
+
+    def dispatch(self, request, *args, **kwargs):
+        if request.user.is_authenticated and not may_grant(request.user):
+            return TemplateResponse(request, "oauth/not_allowed.html", {
+                **admin.site.each_context(request), "title": _("You may not connect clients")}, status=403)
+        return super().dispatch(request, *args, **kwargs)
+
+    def validate_authorization_request(self, request):
+        """django-oauth-toolkit's checks, and a resource (RFC 8707) that is this server: a client asking for
+        a token meant elsewhere is told `invalid_target` before the human is asked anything."""
+        scopes, credentials = super().validate_authorization_request(request)
+        refuse_foreign(request.GET.getlist("resource"), credentials)
+        return scopes, credentials
+
+    def get_form_kwargs(self):
+        requested = self.oauth2_data.get("scopes") or self.request.POST.get("scope", "").split()
+        return {**super().get_form_kwargs(), "user": self.request.user, "requested": requested}
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        form = context["form"]
+        application = get_application_model().objects.filter(client_id=form["client_id"].value()).first()
+        context["client"] = client_description(application, form["redirect_uri"].value() or "")
+        context["title"] = _("Connect %(client)s to Parley") % {"client": context["client"].name}
+        return context
+
+    def render_to_response(self, context, **kwargs):
+        return super().render_to_response({**admin.site.each_context(self.request), **context}, **kwargs)
+
+    def form_valid(self, form):
+        self.line_grant = None
+        if not form.cleaned_data.get("allow"):
+            return super().form_valid(form)  # the client is told access_denied
+        data = form.cleaned_data
+        application = get_application_model().objects.get(client_id=data["client_id"])
+        with transaction.atomic():
+            try:
+                refuse_foreign(data.get("resource", "").split(), data)
+                self.line_grant = grant_create(self.request.user, application, data["rights"],
+                                               line_id=form.line_id(), handle=data["handle"], label=data["label"])
+            except GrantRefused as refusal:
+                form.add_error(None, str(refusal))
+                return self.form_invalid(form)
+            except OAuthToolkitError as error:
+                return self.error_response(error, application)
+            data["scope"] = " ".join(sorted(self.line_grant.granted_rights))
+            response = super().form_valid(form)
+            if not getattr(self, "issued", False):  # the request failed its checks: no grant without a code
+                transaction.set_rollback(True)
+        return response
+
+    def create_authorization_response(self, request, scopes, credentials, allow):
+        if allow:
+            credentials["line_grant_id"] = self.line_grant.pk  # oauth.validators stores it with the code
+        answer = super().create_authorization_response(request, scopes, credentials, allow)
+        self.issued = allow
+        return answer
+
+
+def refuse_foreign(resources, credentials):
+    foreign = [resource for resource in resources if not is_ours(resource)]
+    if foreign:
+        raise OAuthToolkitError(error=CustomOAuth2Error(
+            error="invalid_target", description=f"{foreign[0]} is not this server", state=credentials.get("state")),
+            redirect_uri=credentials.get("redirect_uri"))
