@@ -2,6 +2,8 @@
 logged in to the console sees which client asks, where it came from and where the browser goes next, and
 grants it a line and rights (oauth.services.grant_create), or refuses. The code is issued only with a
 grant, in the same transaction: an authorization request refused after the human's choice stores nothing."""
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
 from django.contrib import admin
 from django.db import transaction
 from django.template.response import TemplateResponse
@@ -9,8 +11,9 @@ from django.urls import reverse_lazy
 from django.utils.translation import gettext as _
 from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.models import get_application_model
+from oauth2_provider.settings import oauth2_settings
 from oauth2_provider.views import AuthorizationView
-from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
+from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidRequestError
 
 from oauth.clients import client_description
 from oauth.forms import ConsentForm
@@ -34,6 +37,10 @@ class ConsentView(AuthorizationView):
         """django-oauth-toolkit's checks, and a resource (RFC 8707) that is this server: a client asking for
         a token meant elsewhere is told `invalid_target` before the human is asked anything."""
         scopes, credentials = super().validate_authorization_request(request)
+        if credentials.get("code_challenge_method") != "S256":  # OAuth 2.1: S256, never plain
+            raise OAuthToolkitError(error=InvalidRequestError(
+                description="code_challenge_method must be S256", state=credentials.get("state")),
+                redirect_uri=credentials.get("redirect_uri"))
         refuse_foreign(request.GET.getlist("resource"), credentials)
         return scopes, credentials
 
@@ -48,6 +55,10 @@ class ConsentView(AuthorizationView):
         context["client"] = client_description(application, form["redirect_uri"].value() or "")
         context["title"] = _("Connect %(client)s to Parley") % {"client": context["client"].name}
         return context
+
+    def redirect(self, redirect_to, application):
+        """Every answer sent back to the client names this server (RFC 9207), its refusals too."""
+        return super().redirect(with_issuer(redirect_to), application)
 
     def render_to_response(self, context, **kwargs):
         return super().render_to_response({**admin.site.each_context(self.request), **context}, **kwargs)
@@ -80,6 +91,14 @@ class ConsentView(AuthorizationView):
         answer = super().create_authorization_response(request, scopes, credentials, allow)
         self.issued = allow
         return answer
+
+
+def with_issuer(uri):
+    parts = urlsplit(uri)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if any(name == "iss" for name, _ in query):
+        return uri
+    return urlunsplit(parts._replace(query=urlencode([*query, ("iss", oauth2_settings.OIDC_ISS_ENDPOINT)])))
 
 
 def refuse_foreign(resources, credentials):

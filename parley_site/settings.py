@@ -284,6 +284,10 @@ OAUTH2_PROVIDER = {
     "CIMD_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.cimd.HostAllowlistCIMDPermission",),
     "CIMD_ALLOWED_HOSTS": PARLEY_OAUTH_CLIENT_DOCUMENT_HOSTS,
 }
+# `http` redirect URIs stay registrable for native hosts' loopback callbacks (RFC 8252); an authorization
+# request sends a browser to one only on the user's own machine (oauth.validators), so RFC 9700's warning
+# about them is answered.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
 
 # Secrets the server must use but a database dump alone must not reveal (webhook signing secrets, the realm's
 # private keys) are sealed with these Fernet keys: the first seals, every one opens, so a key is rotated by
