@@ -29,7 +29,10 @@ class ConsentForm(AllowForm):
         self.fields["line"].initial = choices[0][0] if choices else None
         offered = grantable_rights(user)
         self.fields["rights"].choices = [(right, right) for right in Right.values if right in offered]
-        self.fields["rights"].initial = [right for right in requested if right in offered] or [Right.READ]
+        # Ticked at first: what the client asked for among `read` and `write`; `lock` and `verify` only when
+        # the human ticks them.
+        self.fields["rights"].initial = [right for right in (Right.READ, Right.WRITE)
+                                         if right in requested and right in offered] or [Right.READ]
 
     def clean(self):
         data = super().clean()
