@@ -66,7 +66,7 @@ def document_of(response, deadline):
         raise CIMDError("the client's document is not JSON")
     cap, body = oauth2_settings.CIMD_MAX_DOCUMENT_SIZE, bytearray()
     while len(body) <= cap:
-        response.connection.sock.settimeout(remaining(deadline))  # each read waits only what is left
+        body_socket(response).settimeout(remaining(deadline))  # each read waits only what is left
         chunk = response.read1(CHUNK)
         if not chunk:
             break
@@ -80,6 +80,12 @@ def document_of(response, deadline):
     if not isinstance(document, dict):
         raise CIMDError("the client's document is not a JSON object")
     return document
+
+
+def body_socket(response):
+    """The socket the body arrives on. urllib3 and http.client keep it to themselves, and their timeouts
+    bound each read, not the whole body: a server dripping a byte at a time would never run into them."""
+    return response._fp.fp.raw._sock
 
 
 def remaining(deadline):
