@@ -6,6 +6,7 @@ bearer token, an access token or a line's own secret; one that does not is answe
 Past that check the request is /mcp's, byte for byte."""
 import asyncio
 import contextvars
+import time
 
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -17,6 +18,7 @@ from mcp_bridge.views import mcp_endpoint
 from parley_site.database_limit import using_database
 from parley_site.errors import TokenInvalid
 from parley_site.exception_handler import as_parley_error
+from parley_site.requestlog import log_exchange
 from parley_site.statement_timeout import bounded
 
 OAUTH_MCP_PATH = "/mcp/oauth"
@@ -43,7 +45,8 @@ def challenge(refusal):
 def signed_in(mcp_application, request_threads):
     """The ASGI application of /mcp/oauth, as parley_site.asgi mounts it in front of /mcp's."""
     async def application(scope, receive, send):
-        authorization = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+        started, headers = time.perf_counter(), dict(scope["headers"])
+        authorization = headers.get(b"authorization", b"").decode("latin-1")
         context = contextvars.copy_context()
         refusal = await asyncio.get_running_loop().run_in_executor(
             request_threads, context.run, checked, authorization)
@@ -55,6 +58,8 @@ def signed_in(mcp_application, request_threads):
             (b"content-type", b"application/json"), (b"content-length", str(len(content)).encode()),
             *((name.lower().encode(), value.encode()) for name, value in headers.items())]})
         await send({"type": "http.response.body", "body": content})
+        log_exchange(scope["method"], scope["path"], refusal.status, started, reason=refusal.reason,
+                     given_id=headers.get(b"x-request-id", b"").decode("latin-1"))
     return application
 
 

@@ -3,9 +3,16 @@ protected resource's metadata (RFC 9728), named by every 401's challenge, the au
 (RFC 8414); and /mcp/oauth, which answers a request without a valid token 401 so that a host starts its
 flow, while /mcp answers as it always did."""
 import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.db import connection
 from django.test import Client
+
+from mcp_bridge.http import mounted
+from oauth.door import signed_in
+from tests.asgi_client import McpAsgiClient
 
 from forum.models import Message
 from tests.forum.expect import refused
@@ -96,3 +103,20 @@ def test_the_discovery_urls_a_host_probes_first_are_found(db):
     resource = get_json("/.well-known/oauth-protected-resource/mcp")
     issuer = resource["authorization_servers"][0]
     assert get_json(f"{issuer.removeprefix(ISSUER)}/.well-known/oauth-authorization-server")["issuer"] == issuer
+
+
+@pytest.mark.django_db(transaction=True)  # the door checks the token on a request thread of its own
+def test_the_served_door_of_mcp_oauth_challenges_without_a_token_logs_it_and_serves_with_one(alice, caplog):
+    caplog.set_level(logging.INFO, logger="parley.request")
+    pool = ThreadPoolExecutor(max_workers=1)
+    client = McpAsgiClient(app=signed_in(mounted(None), pool))
+    try:
+        refused_here = client.post("/mcp/oauth", json.dumps(PING))
+        served = client.post("/mcp/oauth", json.dumps(PING), headers={"Authorization": f"Bearer {alice.secret}"})
+    finally:
+        pool.submit(lambda: connection.close()).result()  # the pool thread's own connection
+        pool.shutdown()
+    assert (refused_here.status_code, refused_here["WWW-Authenticate"]) == (401, CHALLENGE)
+    assert refused_here.json()["error"]["data"]["error"]["reason"] == "token_invalid"
+    assert (served.status_code, served.json()["result"]) == (200, {})
+    assert [record.getMessage() for record in caplog.records] == ["POST /mcp/oauth 401", "POST /mcp/oauth 200"]
