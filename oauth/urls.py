@@ -4,7 +4,7 @@ from django.urls import path
 from oauth2_provider import views as toolkit
 
 from oauth.door import OAUTH_MCP_PATH
-from oauth.metadata import ResourceMetadataView
+from oauth.metadata import ResourceMetadataView, ServerMetadataView
 from oauth.views import ConsentView
 
 app_name = "oauth2_provider"
@@ -12,8 +12,7 @@ app_name = "oauth2_provider"
 RESOURCE_METADATA = ".well-known/oauth-protected-resource"
 
 urlpatterns = [
-    path(".well-known/oauth-authorization-server", toolkit.OAuthServerMetadataView.as_view(),
-         name="oauth-server-metadata"),
+    path(".well-known/oauth-authorization-server", ServerMetadataView.as_view(), name="oauth-server-metadata"),
     path(RESOURCE_METADATA, ResourceMetadataView.as_view(), name="oauth-resource-metadata"),
     path(f"{RESOURCE_METADATA}/mcp", ResourceMetadataView.as_view(path="/mcp")),
     path(f"{RESOURCE_METADATA}{OAUTH_MCP_PATH}", ResourceMetadataView.as_view(path=OAUTH_MCP_PATH)),

@@ -33,6 +33,14 @@ class ConsentView(AuthorizationView):
                 **admin.site.each_context(request), "title": _("You may not connect clients")}, status=403)
         return super().dispatch(request, *args, **kwargs)
 
+    def get(self, request, *args, **kwargs):
+        """A grant is always a human's choice: the page is shown even when the client asks to skip it for a
+        user who approved it before (`approval_prompt=auto`)."""
+        if "approval_prompt" in request.GET:
+            request.GET = request.GET.copy()
+            del request.GET["approval_prompt"]
+        return super().get(request, *args, **kwargs)
+
     def validate_authorization_request(self, request):
         """django-oauth-toolkit's checks, and a resource (RFC 8707) that is this server: a client asking for
         a token meant elsewhere is told `invalid_target` before the human is asked anything."""
@@ -86,8 +94,10 @@ class ConsentView(AuthorizationView):
         return response
 
     def create_authorization_response(self, request, scopes, credentials, allow):
+        line_grant = getattr(self, "line_grant", None)
+        allow = allow and line_grant is not None  # no code without a grant the human just made
         if allow:
-            credentials["line_grant_id"] = self.line_grant.pk  # oauth.validators stores it with the code
+            credentials["line_grant_id"] = line_grant.pk  # oauth.validators stores it with the code
         answer = super().create_authorization_response(request, scopes, credentials, allow)
         self.issued = allow
         return answer

@@ -142,6 +142,13 @@ def test_denying_tells_the_client_access_denied_and_stores_nothing(host, keeper_
     assert (LineGrant.objects.count(), Token.objects.count(), Grant.objects.count()) == (0, 0, 0)
 
 
+def test_a_client_cannot_skip_the_consent_page_of_a_human_who_allowed_it_before(host, keeper_browser):
+    host.tokens(keeper_browser)
+    page, _ = host.consent_page(keeper_browser, approval_prompt="auto")
+    assert page.status_code == 200 and "form" in page.context
+    assert LineGrant.objects.count() == 1
+
+
 def test_a_consent_whose_request_fails_its_checks_stores_no_grant_and_no_line(host, keeper_browser):
     page, authorization = host.consent_page(keeper_browser)
     form = page.context["form"]
