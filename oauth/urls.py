@@ -6,10 +6,11 @@ from oauth2_provider import views as toolkit
 from oauth.door import OAUTH_MCP_PATH
 from oauth.metadata import ResourceMetadataView, ServerMetadataView
 from oauth.views import ConsentView
+from parley_site.errors import RESOURCE_METADATA_PATH
 
 app_name = "oauth2_provider"
 
-RESOURCE_METADATA = ".well-known/oauth-protected-resource"
+RESOURCE_METADATA = RESOURCE_METADATA_PATH.lstrip("/")  # the address every 401's challenge names
 
 urlpatterns = [
     path(".well-known/oauth-authorization-server", ServerMetadataView.as_view(), name="oauth-server-metadata"),
