@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ARCHITECTURE = ROOT / "docs" / "architecture.md"
+ARCHITECTURE = ROOT / "docs/architecture.md"
 # Made by running the project, and ignored by git.
 NOT_OURS = {"staticfiles", "artifacts", "artifacts-store", "__pycache__"}
 MODULE_NAME = re.compile(r"[a-z_]+(?:\.[a-z_]+)*")
