@@ -142,15 +142,16 @@ class Record:
 
     def __init__(self, fields, *, keyed=False, description=None):
         self.fields, self.description = fields, description
-        self._readers = [(name, field, field.reader(name, keyed), field.kind.render)
-                         for name, field in fields.items()]
+        # Per field, what rendering needs, looked up once: answers render many records.
+        self._steps = [(name, field.reader(name, keyed), field.kind.render, field.nullable or field.optional,
+                        field.optional) for name, field in fields.items()]
 
     def render(self, source):
         rendered = {}
-        for name, field, read, convert in self._readers:
+        for name, read, convert, blank_is_absent, optional in self._steps:
             value = read(source)
-            if value is None or (value == "" and (field.nullable or field.optional)):
-                if not field.optional:
+            if value is None or (blank_is_absent and value == ""):
+                if not optional:
                     rendered[name] = None
                 continue
             rendered[name] = value if convert is None else convert(value)
