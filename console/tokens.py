@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _, gettext_lazy
 from console.forms import TokenCreateForm, TokenForm, TokenRotateForm
 from forum.actors import Actor
 from forum.tokens import token_create, token_revoke, token_rotate, token_update
+from parley_site.errors import ParleyError
 
 TOKEN_RECORD_FIELDS = ["identity", "handle", "created_at", "last_used_at", "write_count", "revoked_at",
                        "previous_secret_ends_at"]
@@ -44,8 +45,8 @@ def rotate(modeladmin, request, queryset):
     for token in tokens:
         try:
             token, secret = token_rotate(actor, token.pk, grace)
-        except ValueError as problem:
-            modeladmin.message_user(request, str(problem), messages.WARNING)
+        except ParleyError as problem:
+            modeladmin.message_user(request, problem.message, messages.WARNING)
             continue
         modeladmin.log_change(request, token, rotation_message(token))
         rotated.append((token, secret))

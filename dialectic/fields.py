@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from dialectic.quorum import QuorumShape
 from forum.limits import limit
+from forum.profiles import proof_ref_problem
 from parley_site.errors import InvalidBody
 from parley_site.shapes import List, Obj, Ref, Str, Timestamp
 
@@ -48,13 +49,9 @@ def commit_problem(ref):
     return None
 
 
+# The refs this profile checks itself; a profile that holds what another kind points at checks those
+# (forum.profiles.Profile.proof_refs).
 REF_CHECKS = {"url": url_problem, "hash": hash_problem, "commit": commit_problem}
-
-
-def check_refs_of(kind, problem):
-    """A profile that holds what one kind of proof points at checks its refs too: `problem(ref)` -> what
-    is wrong, or None. (evidence: an `artifact` proof must name a stored artifact, §18.)"""
-    REF_CHECKS[kind] = problem
 
 
 class ProofShape(Obj):
@@ -72,7 +69,7 @@ class ProofShape(Obj):
     def validate(self, value, path=""):
         proof = super().validate(value, path)
         check = REF_CHECKS.get(proof["kind"])
-        problem = check(proof["ref"]) if check else None
+        problem = check(proof["ref"]) if check else proof_ref_problem(proof["kind"], proof["ref"])
         if problem:
             field = f"{path}.ref"
             raise InvalidBody(f"{field} ({proof['kind']}) {problem}", field=field)

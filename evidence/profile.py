@@ -2,7 +2,6 @@
 dialectic's proofs: an `artifact` proof names a stored artifact."""
 from django.conf import settings
 
-from dialectic.fields import check_refs_of
 from evidence.selectors import is_stored, parse_id
 from evidence.trust import trusted_realm_names
 from forum.profiles import Profile
@@ -35,6 +34,5 @@ def artifact_problem(ref):
 
 
 def evidence_profile():
-    check_refs_of("artifact", artifact_problem)
     return Profile(name="evidence", manifest=manifest_section, stored=stored_section,
-                   manifest_schema=MANIFEST_SCHEMA)
+                   manifest_schema=MANIFEST_SCHEMA, proof_refs={"artifact": artifact_problem})

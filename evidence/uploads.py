@@ -3,8 +3,11 @@ they are hashed and counted, a chunk at a time, so that no upload is ever held w
 past `artifact_max_bytes` is refused as soon as its bytes pass the limit."""
 import hashlib
 from dataclasses import dataclass
+from functools import cache
 
+from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
+from django.urls import reverse
 
 from evidence.envelopes import INSPECTED_MAX_BYTES
 from parley_site.errors import RequestTooLarge
@@ -67,3 +70,18 @@ def request_chunks(request):
 def text_chunks(data):
     for start in range(0, len(data), CHUNK_BYTES):
         yield data[start:start + CHUNK_BYTES]
+
+
+@cache
+def upload_path():
+    return reverse("artifact-upload")
+
+
+def streamed_upload(scope):
+    """For the ASGI assembly (parley_site.asgi), which bounds every other body by request_max_bytes: an
+    upload's body passes through as it arrives, under artifact_max_bytes. (limit, the 413's body) for an
+    upload, else None."""
+    if scope["method"] != "POST" or scope["path"] != upload_path():
+        return None
+    maximum = settings.PARLEY_EVIDENCE["artifact_max_bytes"]
+    return maximum, RequestTooLarge("artifact_max_bytes", maximum).as_body()

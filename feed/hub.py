@@ -4,7 +4,7 @@ Every committed write announces itself as a small note (feed.notify). One listen
 the notes of every process and wakes the local waiters whose filter the note may concern; a woken waiter
 re-reads through the selectors, which alone decide what it sees. On PostgreSQL notes travel by
 LISTEN/NOTIFY, so a waiter costs no query until a note wakes it. SQLite has no such channel: one thread
-per process compares two maxima at a modest interval and wakes everyone when they move."""
+per process compares three maxima at a modest interval and wakes everyone when they move."""
 import json
 import logging
 import threading
@@ -141,13 +141,14 @@ def listen_postgresql(hub):
 
 
 def poll_sqlite(hub):
-    from forum.models import StateEvent, Thread
+    from forum.models import Message, StateEvent, Thread
 
     last = None
     while not hub.retire_if_idle():
         try:
+            # A message too: a note moves neither the state nor the turn, and its listeners must hear it.
             mark = (StateEvent.objects.aggregate(m=Max("id"))["m"],
-                    Thread.objects.aggregate(m=Max("awaiting_seq"))["m"])
+                    Thread.objects.aggregate(m=Max("awaiting_seq"))["m"], Message.objects.aggregate(m=Max("id"))["m"])
         except Exception:  # noqa: BLE001  a locked database: try again at the next poll
             mark = last
         if mark != last:

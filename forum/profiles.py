@@ -54,6 +54,10 @@ class Profile:
     # redact(message) -> Erased: erases, inside the redaction's transaction, what the profile keeps of a
     # message of one of its kinds (dialectic: a claim's statement, proofs and notes), §17.
     redact: Callable | None = None
+    # proof_refs: a kind of proof (§10) -> problem(ref), what is wrong with a ref of that kind, or None: a
+    # profile that holds what such a proof points at checks its refs (evidence: an `artifact` proof names
+    # a stored artifact, §18).
+    proof_refs: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,14 @@ def redact_profile_part(message):
     """The erasure of what the profile of `message`'s kind keeps of it (forum.erasure): an Erased."""
     profile = profile_for_kind(message.kind)
     return profile.redact(message) if profile and profile.redact else Erased()
+
+
+def proof_ref_problem(kind, ref):
+    """What a profile finds wrong with a proof's `ref` of this kind, or None."""
+    for profile in PROFILES.values():
+        if kind in profile.proof_refs:
+            return profile.proof_refs[kind](ref)
+    return None
 
 
 def annotate_messages(message_dicts):

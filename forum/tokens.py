@@ -7,6 +7,7 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import transaction
 from django.utils import timezone
@@ -16,6 +17,7 @@ from forum.actors import Actor
 from forum.credentials import kind_of_secret
 from forum.models import Right, Token
 from forum.selectors import token_by_secret
+from parley_site.errors import InvalidBody, InvalidTransition
 
 logger = logging.getLogger("parley.tokens")
 LAST_USED_PRECISION = 60  # seconds: a token's last use is recorded at most this often, sparing a write per read
@@ -51,10 +53,13 @@ def new_secret():
 def token_create(actor, handle, rights, label="", expires_at=None):
     """Create an agent's line `<realm>:<handle>` with the given rights, as `actor` (a human in the console,
     where Django's token permissions decide, or the operator's command). Returns (token, secret): the
-    secret is shown this once and stored only as a hash (§3). A handle that is not a slug is a
-    ValidationError: it becomes part of the identity every message carries. `expires_at`: None for never.
+    secret is shown this once and stored only as a hash (§3). A handle that is not a slug is invalid_body
+    (field `handle`): it becomes part of the identity every message carries. `expires_at`: None for never.
     Logged."""
-    validate_slug(handle)
+    try:
+        validate_slug(handle)
+    except ValidationError as problem:
+        raise InvalidBody(" ".join(problem.messages), field="handle") from None
     secret = new_secret()
     token = Token.objects.create(
         handle=handle, identity=f"{settings.PARLEY_REALM}:{handle}", label=label or handle,
@@ -94,12 +99,14 @@ def token_rotate(actor, token_id, grace_seconds=0):
     its threads, rights, expiry and rate window (§14). The old secret is refused at once, or with
     grace_seconds > 0 accepted until then and not after; one previous secret at most, so a secret still in
     an earlier grace period stops now. Returns (token, secret): the secret is shown this once, stored as a
-    hash. A revoked token, or a grace outside 0..MAX_GRACE_SECONDS, is a ValueError. Logged."""
+    hash. A grace outside 0..MAX_GRACE_SECONDS is invalid_body (field `grace`), a revoked token
+    invalid_transition. Logged."""
     if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
-        raise ValueError(gettext("the grace period is 0 to %(most)s seconds") % {"most": MAX_GRACE_SECONDS})
+        raise InvalidBody(gettext("the grace period is 0 to %(most)s seconds") % {"most": MAX_GRACE_SECONDS},
+                          field="grace")
     token = Token.objects.select_for_update().get(pk=token_id)
     if token.revoked_at is not None:
-        raise ValueError(gettext("%(identity)s is revoked; a revoked token stays revoked") % {
+        raise InvalidTransition(gettext("%(identity)s is revoked; a revoked token stays revoked") % {
             "identity": token.identity})
     secret = new_secret()
     if grace_seconds:

@@ -9,11 +9,13 @@ import logging
 from mcp.server.caching import CacheHint
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR
+from mcp_types import INTERNAL_ERROR, DiscoverResult, RequestParams
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from forum.held import Held, outcome_of
 from forum.operations import OPERATIONS
+from forum.profiles import PROFILES
 from mcp_bridge import resources, tools
 from mcp_bridge.context import caller, in_request_thread
 from mcp_bridge.instructions import INSTRUCTIONS
@@ -24,10 +26,15 @@ from parley_site import __version__
 logger = logging.getLogger("parley.mcp")
 
 
-# The revision of 2026-07-28 has every cacheable result say how long it stays fresh and for whom: Parley's
-# are stale at once (a read changes with the next post) and the caller's own (rights differ by token).
-CACHE_HINTS = {method: CacheHint(ttl_ms=0, scope="private")
-               for method in ("tools/list", "resources/list", "resources/templates/list", "resources/read")}
+# The revision of 2026-07-28 has every cacheable result say how long it stays fresh and for whom (§2). What
+# does not vary by caller, and changes only with a deploy, is anyone's for five minutes; a read is stale at
+# once (it changes with the next post) and the caller's own (rights differ by token).
+SHARED = CacheHint(ttl_ms=300_000, scope="public")
+OWN = CacheHint(ttl_ms=0, scope="private")
+CACHE_HINTS = {"server/discover": SHARED, "tools/list": SHARED, "resources/templates/list": SHARED,
+               "resources/list": OWN, "resources/read": OWN}
+# §2: each profile the server runs is an MCP extension (SEP-2133) of this prefix; none is ever required.
+EXTENSION_PREFIX = "io.parley/"
 
 
 def complete(result):
@@ -35,7 +42,22 @@ def complete(result):
     return {**result, "resultType": "complete"}
 
 
+def profile_extensions():
+    """The profiles registered (forum.profiles), each as an extension a client may use, in name order."""
+    return {f"{EXTENSION_PREFIX}{name}": {"version": "1", "required": False} for name in sorted(PROFILES)}
+
+
+async def discover(ctx, params):
+    """`server/discover` (2026-07-28): the capabilities the SDK derives from the handlers, and the profiles
+    as extensions. Only this era's: the handshake's `initialize` answers its capabilities as before."""
+    capabilities = SERVER.get_capabilities(extensions=profile_extensions(), protocol_version=ctx.protocol_version)
+    return DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS), capabilities=capabilities,
+                          instructions=SERVER.instructions)
+
+
 async def list_tools(ctx, params):
+    """In the order the operations are declared (the core's, then each profile's), the same for every caller
+    and every process, as a result that caches are told to share must be."""
     return complete({"tools": tools.tool_list()})
 
 
@@ -107,4 +129,5 @@ SERVER = Server(
     on_list_resources=list_resources, on_list_resource_templates=list_resource_templates,
     on_read_resource=read_resource, on_subscriptions_listen=listen,
 )
+SERVER.add_request_handler("server/discover", RequestParams, discover)
 SERVER.middleware += [faults_leak_nothing, arguments_as_sent]

@@ -4,7 +4,8 @@
 `/mcp` is the official MCP SDK's streamable HTTP transport (mcp_bridge.http), mounted beside Django, and so is
 `/mcp/oauth`, the same behind a bearer check for hosts that sign in with OAuth (oauth.door). Around
 both: the lifespan protocol, which Django refuses (parley_site.lifespan), request bodies bounded
-while they arrive (parley_site.bodylimit), the health probe answered on threads of its own
+while they arrive (parley_site.bodylimit; the route whose body streams through under its own limit is
+evidence's to name, evidence.uploads.streamed_upload), the health probe answered on threads of its own
 (parley_site.health), and one pool of threads for every request's sync code instead of
 a thread per open request (parley_site.sync_threads)."""
 import os
@@ -14,9 +15,8 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parley_site.settings")
 django_application = get_asgi_application()
 
-from django.conf import settings  # noqa: E402
-
-from forum.limits import limit  # noqa: E402  (apps load with get_asgi_application)
+from evidence.uploads import streamed_upload  # noqa: E402  (apps load with get_asgi_application)
+from forum.limits import limit  # noqa: E402
 from mcp_bridge.http import mounted, too_large  # noqa: E402
 from oauth.door import OAUTH_MCP_PATH, signed_in  # noqa: E402
 from parley_site.bodylimit import bounded_bodies  # noqa: E402
@@ -27,7 +27,6 @@ from parley_site.sync_threads import SYNC_WORK, on_shared_threads  # noqa: E402
 
 MCP_PATH = "/mcp"
 MCP_PATHS = (MCP_PATH, OAUTH_MCP_PATH)
-ARTIFACTS_PATH = "/api/v1/artifacts"
 
 
 def request_max_bytes():
@@ -39,14 +38,6 @@ def too_large_body(path):
     if path in MCP_PATHS:
         return too_large()
     return RequestTooLarge("request_max_bytes", request_max_bytes()).as_body()
-
-
-def streamed_upload(scope):
-    """§18: an artifact upload streams through under artifact_max_bytes, not request_max_bytes."""
-    if scope["path"] == ARTIFACTS_PATH and scope["method"] == "POST":
-        maximum = settings.PARLEY_EVIDENCE["artifact_max_bytes"]
-        return maximum, RequestTooLarge("artifact_max_bytes", maximum).as_body()
-    return None
 
 
 def with_mcp(django, doors):

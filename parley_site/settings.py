@@ -130,7 +130,7 @@ PARLEY_DEMO_DATABASE = BASE_DIR / "parley.sqlite3"
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{PARLEY_DEMO_DATABASE}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        conn_max_age=env_int("CONN_MAX_AGE", 0, 0, 86400),
         # A persistent connection that died (database restart, pg_terminate_backend) is replaced at the
         # next request instead of failing it.
         conn_health_checks=True,
@@ -198,7 +198,7 @@ HTTPS = env_bool("HTTPS", False)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", HTTPS)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and scrapes go to each app server directly
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
-SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000" if HTTPS else "0"))
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if HTTPS else 0, 0, 2 * 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", HTTPS)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", HTTPS)
 if env_bool("TRUST_X_FORWARDED_PROTO", False):
@@ -326,7 +326,7 @@ PARLEY_LIMITS = {
     "thread_max_messages": 1000,
     "page_size_default": 50,
     "page_size_max": 200,
-    "writes_per_minute": int(os.environ.get("PARLEY_WRITES_PER_MINUTE", "60")),
+    "writes_per_minute": env_int("PARLEY_WRITES_PER_MINUTE", 60, 1, 10**9),
     "loop_exchange_max": 8,
     "proofs_per_act_max": 8,
     "proof_ref_max_chars": 2048,

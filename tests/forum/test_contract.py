@@ -12,6 +12,7 @@ from forum.operations import OPERATIONS
 from forum.wire import ERROR_SCHEMA, message_node_schema, with_message_nodes
 from parley_site.errors import ParleyError
 from tests.forum.expect import accepted
+from tests.mcp_bridge.schema_walk import type_arrays
 
 PROJECT = Path(__file__).resolve().parents[2]
 SERVER_PACKAGES = ("parley_site", "forum", "dialectic", "mcp_bridge")
@@ -36,6 +37,7 @@ def test_the_openapi_document_holds_whoami_following_and_the_recursive_tree(tmp_
     assert "after" in {parameter["name"] for parameter in paths["/api/v1/threads/{ref}"]["get"]["parameters"]}
     # The tree's `$defs` (a JSON Schema document's own) became a component the document can reach.
     assert "$defs" not in document and '"#/components/schemas/MessageNode"' in document
+    assert type_arrays(json.loads(document)) == []  # a nullable value is anyOf its type and null
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from forum.actors import Actor
 from forum.models import Thread, Token
-from forum.tokens import MAX_GRACE_SECONDS, token_revoke, token_rotate, token_update
+from forum.tokens import MAX_GRACE_SECONDS, token_create, token_revoke, token_rotate, token_update
+from parley_site.errors import ParleyError
 from tests.conftest import Agent
 from tests.forum.expect import accepted, nothing_stored, refused
 from tests.mcp_bridge.conftest import McpAgent, refusal
@@ -92,17 +93,27 @@ def test_the_old_secret_of_a_revoked_token_is_refused_within_the_grace(alice):
 
 
 @pytest.mark.parametrize("grace", [-1, MAX_GRACE_SECONDS + 1])
-def test_a_rotation_with_a_grace_out_of_range_changes_nothing(alice, grace):
-    with pytest.raises(ValueError):
+def test_a_rotation_with_a_grace_out_of_range_is_invalid_body_and_changes_nothing(alice, grace):
+    with pytest.raises(ParleyError) as refused_rotation:
         token_rotate(OPERATOR, alice.pk, grace)
+    assert (refused_rotation.value.reason, refused_rotation.value.detail) == ("invalid_body", {"field": "grace"})
     assert Token.objects.get(pk=alice.pk).secret_hash == Token.hash_secret(alice.secret)
 
 
-def test_a_revoked_token_cannot_be_rotated(alice):
+def test_a_revoked_token_cannot_be_rotated_invalid_transition(alice):
     token_revoke(OPERATOR, alice.pk)
-    with pytest.raises(ValueError):
+    with pytest.raises(ParleyError) as refused_rotation:
         token_rotate(OPERATOR, alice.pk)
+    assert refused_rotation.value.reason == "invalid_transition"
     assert Token.objects.get(pk=alice.pk).secret_hash == Token.hash_secret(alice.secret)
+
+
+@pytest.mark.parametrize("handle", ["two words", "ünïcode", "dot.ted", ""])
+def test_a_token_whose_handle_is_no_slug_is_invalid_body_and_is_not_created(db, handle):
+    with pytest.raises(ParleyError) as refused_creation:
+        token_create(OPERATOR, handle, {"read"})
+    assert (refused_creation.value.reason, refused_creation.value.detail) == ("invalid_body", {"field": "handle"})
+    assert not Token.objects.exists()
 
 
 def expire(token, at):

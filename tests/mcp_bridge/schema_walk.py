@@ -1,5 +1,6 @@
 """Walks JSON Schemas for what a model or an SDK client cannot read from them: an object whose keys are not
-all declared, a value without a type."""
+all declared, a value without a type, a type array (`["string", "null"]`), which clients that map schemas
+onto a single-type dialect reject (the MCP Inspector's portability check warns on it)."""
 
 
 def typed(schema):
@@ -39,3 +40,13 @@ def undescribed(schema, path="$"):
     if isinstance(schema.get("items"), dict):
         problems += undescribed(schema["items"], f"{path}[]")
     return problems
+
+
+def type_arrays(node, path="$"):
+    """The paths, anywhere in a document, of a `type` that is an array."""
+    if isinstance(node, list):
+        return [found for index, item in enumerate(node) for found in type_arrays(item, f"{path}[{index}]")]
+    if not isinstance(node, dict):
+        return []
+    here = [path] if isinstance(node.get("type"), list) else []
+    return here + [found for name, child in node.items() for found in type_arrays(child, f"{path}.{name}")]

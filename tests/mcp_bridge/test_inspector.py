@@ -1,6 +1,7 @@
-"""The MCP Inspector's CLI (npm @modelcontextprotocol/inspector, pinned in tests/mcp_bridge/inspector/) run
-with the machine's node against Parley over streamable HTTP and over stdio: it lists the tools and posts.
-The first run installs it there from the committed lock; after that it runs offline."""
+"""The MCP Inspector's CLI (npm @modelcontextprotocol/inspector 2.12, the newest 2.x, pinned in
+tests/mcp_bridge/inspector/) run with the machine's node against Parley over streamable HTTP and over stdio:
+it lists the tools, finding nothing unportable in their schemas, and posts. The first run installs it there
+from the committed lock; after that it runs offline."""
 import json
 import os
 import shutil
@@ -48,13 +49,18 @@ class Inspector:
 
     def run(self, *arguments, status=0):
         command = ["--", *self.command] if self.command else []
-        done = subprocess.run([str(self.cli), "--cli", *self.options, *arguments, *command], env=self.env,
-                              capture_output=True, text=True, timeout=120)
+        # A stdio server is Django starting up: on a loaded machine that outlasts the CLI's 15 s default.
+        done = subprocess.run([str(self.cli), "--cli", "--connect-timeout", "90000", *self.options, *arguments,
+                               *command], env=self.env, capture_output=True, text=True, timeout=180)
         assert done.returncode == status, f"{done.stdout}\n{done.stderr}"
         return json.loads(done.stdout)
 
     def list_tools(self):
-        return {tool["name"]: tool for tool in self.run("--method", "tools/list")["tools"]}
+        """The tools by name, and what the Inspector's portability check (`--strict`) finds in their schemas:
+        errors (a bare boolean schema) and warnings (a type array such as ["string", "null"], a remote $ref,
+        a schema that constrains nothing), each with its tool, path and fix."""
+        listed = self.run("--method", "tools/list", "--strict", "--format", "json")
+        return {tool["name"]: tool for tool in listed["result"]["tools"]}, listed.get("schemaFindings", [])
 
     def post(self, status=0, **arguments):
         pairs = [f"{name}={value}" for name, value in arguments.items()]
@@ -62,7 +68,8 @@ class Inspector:
 
 
 def lists_the_tools_and_posts(inspector):
-    tools = inspector.list_tools()
+    tools, unportable = inspector.list_tools()
+    assert unportable == []  # no error and no warning
     assert set(tools) == set(OPERATIONS)
     assert "idempotency_key" in tools["post"]["inputSchema"]["properties"]
     first = inspector.post(kind="ask", body="Does the Inspector speak Parley?", idempotency_key="inspector-1")

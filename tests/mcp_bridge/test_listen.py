@@ -7,7 +7,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp_bridge.test_sdk import http_client
+from tests.mcp_bridge.test_sdk import create_token, http_client, stdio_client_for, stdio_env  # noqa: F401 - a fixture
 
 
 @pytest.fixture
@@ -94,3 +94,38 @@ def test_a_listen_beyond_the_lines_stream_limit_is_refused_limit_exceeded(asgi_s
     error = anyio.run(main)
     assert (error.code, error.data["reason"], error.data["detail"]["limit"]) == (
         -32602, "limit_exceeded", "streams_per_token_max")
+
+
+def test_a_listen_on_stdio_wakes_for_a_plain_note_another_process_posts(stdio_env):
+    """Across processes: the listener's stdio server hears a write of another process only through the
+    database (PostgreSQL's notes; on a SQLite file the feed's poll), and a note moves neither state nor turn."""
+    asker, listener = create_token(stdio_env, "cross-asker"), create_token(stdio_env, "cross-listener")
+
+    async def main():
+        async with stdio_client_for(stdio_env, asker, "auto") as asking, \
+                stdio_client_for(stdio_env, listener, "auto") as listening:
+            opened = (await asking.call_tool("post", {"kind": "ask", "body": "Who hears this?"})).structured_content
+            thread = opened["thread"]["id"]
+            answered = await listening.call_tool("post", {"kind": "answer", "thread": thread, "body": "I do."})
+            uri = f"parley://threads/{thread}"
+            async with listening.listen(resource_subscriptions=[uri]) as subscription:
+                await woken_until_quiet(subscription)  # a listener that starts wakes every follower once
+                noted = await asking.call_tool("post", {"kind": "note", "thread": thread, "body": "An aside.",
+                                                        "parent": answered.structured_content["message"]["id"]})
+                assert noted.is_error is False, noted.content
+                posted = time.monotonic()
+                with anyio.fail_after(5):
+                    woken = (await subscription.__anext__()).uri
+                return uri, woken, time.monotonic() - posted
+
+    subscribed, woken, seconds = anyio.run(main)
+    assert woken == subscribed
+    assert seconds < 1
+
+
+async def woken_until_quiet(subscription, quiet=1.5):
+    while True:
+        with anyio.move_on_after(quiet):
+            await subscription.__anext__()
+            continue
+        return

@@ -7,7 +7,7 @@ from jsonschema import Draft202012Validator
 from evidence.keys import key_create
 from mcp_bridge.tools import REFUSAL_SCHEMA
 from tests.mcp_bridge.conftest import McpAgent
-from tests.mcp_bridge.schema_walk import untyped_or_open
+from tests.mcp_bridge.schema_walk import type_arrays, untyped_or_open
 
 PROOF = [{"kind": "url", "ref": "https://example.org/evidence", "note": "where it is written"}]
 
@@ -81,6 +81,10 @@ def violations(body, schema):
 def test_every_tools_answer_schema_declares_every_key_with_a_type():
     problems = {name: untyped_or_open(answer_schema(tool)) for name, tool in listed_tools().items()}
     assert {name: found for name, found in problems.items() if found} == {}
+
+
+def test_no_tool_schema_writes_a_type_array_nullable_values_are_any_of_their_type_and_null():
+    assert type_arrays(McpAgent(None).request("tools/list").json()["result"]) == []
 
 
 def test_real_results_of_every_tool_validate_against_its_declared_output_schema(results):

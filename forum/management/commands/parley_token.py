@@ -4,13 +4,13 @@ alone on its last line, once; `parley_token rotate HANDLE [--grace SECONDS]` lik
 from argparse import ArgumentTypeError
 from datetime import timedelta
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from forum.actors import Actor
 from forum.models import Right, Token
 from forum.tokens import MAX_GRACE_SECONDS, token_create, token_revoke, token_rotate
+from parley_site.errors import ParleyError
 
 OPERATOR = Actor.for_operator("parley_token")
 
@@ -65,8 +65,8 @@ class Command(BaseCommand):
         expires_at = timezone.now() + timedelta(seconds=expires_in) if expires_in else None
         try:
             token, secret = token_create(OPERATOR, handle, parse_rights(rights), label, expires_at)
-        except ValidationError as problem:
-            raise CommandError(f"handle {handle!r}: {' '.join(problem.messages)}") from None
+        except ParleyError as problem:
+            raise CommandError(f"handle {handle!r}: {problem.message}") from None
         expiry = f", expiring {token.expires_at.isoformat()}" if token.expires_at else ""
         self.stdout.write(f"created {token.identity} with rights {','.join(sorted(token.rights))}{expiry}; "
                           "the secret below is shown only this once:")
@@ -81,8 +81,8 @@ class Command(BaseCommand):
     def do_rotate(self, handle, grace, **options):
         try:
             token, secret = token_rotate(OPERATOR, self.token(handle).pk, grace)
-        except ValueError as problem:
-            raise CommandError(str(problem)) from None
+        except ParleyError as problem:
+            raise CommandError(problem.message) from None
         old = (f"works until {token.previous_secret_ends_at.isoformat()}" if token.previous_secret_ends_at
                else "stopped at once")
         self.stdout.write(f"rotated {token.identity}; the old secret {old}; "

@@ -1,6 +1,7 @@
 """Loads a small demo conversation (once) and prints a fresh demo token with a curl example and the MCP
 client set-ups that use it; on the demo database of `make run` (settings.PARLEY_DEMO_DATABASE) also a
-moderator login for the console."""
+moderator login for the console. It lives beside the set-ups it prints (mcp_bridge.client_setups): the
+rest it needs is the core's, and the console's login is a Django user with the core's permission."""
 import os
 import secrets
 import sys
