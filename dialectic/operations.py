@@ -5,7 +5,8 @@ from dialectic.models import ClaimState
 from dialectic.policies import CERTAINTY
 from dialectic.selectors import claim_get, claim_list
 from dialectic.wire import CLAIM_SCHEMA, claim_json
-from forum.operations import Operation, list_page, paging, paging_fields, register
+from forum.dispatch import Operation, register
+from forum.paging import list_page, paging, paging_fields
 from forum.wire import list_schema, strict
 from parley_site.shapes import Obj, Ref, Str
 

@@ -15,7 +15,7 @@ from evidence.services import artifact_put, artifact_redact
 from evidence.uploads import Staged, stage, text_chunks
 from evidence.wire import ARTIFACT_SCHEMA, artifact_json
 from forum.limits import limit
-from forum.operations import Answer, Operation, register
+from forum.dispatch import Answer, Operation, register
 from forum.wire import strict
 from parley_site.errors import InvalidBody
 from parley_site.shapes import Obj, Shape, Str

@@ -15,7 +15,7 @@ from evidence.keys import jwks
 from evidence.selectors import parse_id
 from evidence.uploads import request_chunks, stage
 from forum.api.views import OperationSchema, OperationView
-from forum.operations import call
+from forum.dispatch import call
 from forum.wire import ERROR_SCHEMA
 from parley_site.errors import NotFound, RequestTooLarge
 from parley_site.jsonbody import declared_length

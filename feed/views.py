@@ -23,7 +23,8 @@ from forum.actors import Actor
 from forum.envelope import EXTENSION_PATTERN
 from forum.held import SERVING_LOOP
 from forum.models import AwaitingAct
-from forum.operations import THREAD_ARG, paging, paging_fields
+from forum.operations import THREAD_ARG
+from forum.paging import paging, paging_fields
 from parley_site import metrics
 from parley_site.errors import LimitExceeded, TokenInvalid
 from parley_site.exception_handler import as_parley_error, json_refusal, method_not_allowed_body

@@ -9,7 +9,8 @@ import re
 from forum import cursors, selectors
 from forum.limits import limit
 from forum.models import AwaitingAct
-from forum.operations import GET_MANIFEST, OPERATIONS, READ_THREAD, call
+from forum.dispatch import OPERATIONS, call
+from forum.operations import GET_MANIFEST, READ_THREAD
 from forum.wire import thread_json
 from parley_site.errors import NotFound
 from parley_site.shapes import Ref

@@ -13,7 +13,7 @@ from mcp_types import INTERNAL_ERROR
 from pydantic import ValidationError
 
 from forum.held import Held, outcome_of
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from mcp_bridge import resources, tools
 from mcp_bridge.context import caller, in_request_thread
 from mcp_bridge.instructions import INSTRUCTIONS

@@ -1,5 +1,5 @@
-"""The MCP tools: one per operation of `forum.operations.OPERATIONS`, read afresh on every listing so a
-profile's operations join without a line here. A call runs `forum.operations.call`, the path REST takes
+"""The MCP tools: one per operation of `forum.dispatch.OPERATIONS`, read afresh on every listing so a
+profile's operations join without a line here. A call runs `forum.dispatch.call`, the path REST takes
 too; this module only translates its answer (or its refusal) into an MCP tool result. `call_tool` is the
 one place where an MCP tool call runs, over HTTP and stdio, in both eras (mcp_bridge.server calls it)."""
 import json
@@ -9,7 +9,7 @@ from mcp_types import INVALID_PARAMS
 
 from forum.envelope import IDEMPOTENCY_KEY_PATTERN
 from forum.held import Held
-from forum.operations import OPERATIONS, call
+from forum.dispatch import OPERATIONS, call
 from forum.wire import strict
 from parley_site import metrics
 from parley_site.errors import REFUSALS, InvalidBody

@@ -1,8 +1,8 @@
-"""The webhook operations of §17, declared as the core declares its own (forum.operations.Operation) and run
+"""The webhook operations of §17, declared as the core declares its own (forum.dispatch.Operation) and run
 through the same `call`: the same input shapes, idempotency, refusals and counts. They are a token's
 configuration by its operator, so REST and the console reach them, not MCP: they are not in OPERATIONS, and
 the manifest's operations (the §12 table) leave them out."""
-from forum.operations import Operation
+from forum.dispatch import Operation
 from forum.wire import strict
 from parley_site.shapes import List, Obj, Ref, Str
 from webhooks import services, selectors

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from forum.held import Held, HeldResponse
 from forum.limits import limit
-from forum.operations import call
+from forum.dispatch import call
 from forum.wire import ERROR_SCHEMA
 from parley_site import metrics
 from parley_site.errors import NotFound, ParleyError, RequestTooLarge
@@ -82,7 +82,7 @@ class OperationSchema(AutoSchema):
 
 
 class OperationView(APIView):
-    operation = None  # a forum.operations.Operation, given by the route
+    operation = None  # a forum.dispatch.Operation, given by the route
     path_argument = None  # the operation argument a URL path segment fills in
     operation_id = None  # OpenAPI's, where one operation has two routes
     schema = OperationSchema()
@@ -92,7 +92,7 @@ class OperationView(APIView):
 
     def get_permissions(self):
         return super().get_permissions() if self.operation.needs_actor else []
-    reached_operation = False  # from then on forum.operations.call counts this request
+    reached_operation = False  # from then on forum.dispatch.call counts this request
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)

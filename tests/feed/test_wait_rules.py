@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from feed.slots import SLOTS, WAITS, owner_key
 from forum.actors import Actor
-from forum.operations import INBOX, call
+from forum.dispatch import call
+from forum.operations import INBOX
 from forum.tokens import token_revoke, token_update
 from parley_site.errors import InvalidBody
 from tests.asgi_client import AsgiClient, McpAsgiClient

@@ -4,7 +4,7 @@ import json
 import jsonschema
 
 from forum.models import Message
-from forum.operations import OPERATIONS, Operation
+from forum.dispatch import OPERATIONS, Operation
 from parley_site.shapes import Obj
 from tests.mcp_bridge.conftest import refusal
 
