@@ -1,14 +1,12 @@
 """The dispatcher of Parley v1 §12's operations: what an operation is (`Operation`), the registry the doors
 find them in (`OPERATIONS`, filled by `register`), and `call`, the one path every door runs an operation
 by. The core's own operations are declared in forum.operations, a profile's in its own module."""
-import time
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
 from forum.held import Held
 from forum.idempotency import run_idempotent
-from parley_site import metrics
 from parley_site.shapes import Obj
 from parley_site.statement_timeout import read_transaction
 
@@ -56,31 +54,11 @@ def register(operation):
     return operation
 
 
-def call(operation, actor, arguments, idempotency_key=None, *, door):
-    """Run `operation` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike, and
-    where each is counted under its `door` (parley_site.metrics). Returns (status, body), or a
-    forum.held.Held for a list call held open. A keyed write is replayed before its arguments are even read
+def call(operation, actor, arguments, idempotency_key=None):
+    """Run `operation` for `actor` with raw JSON `arguments`: the one path of every door, which counts it
+    (parley_site.doors). Returns (status, body); for a call that holds (§16), an awaitable of them, which the
+    door awaits on the server's event loop. A keyed write is replayed before its arguments are even read
     (§13)."""
-    started = time.perf_counter()
-    try:
-        result = _run(operation, actor, arguments, idempotency_key)
-    except Exception as exc:
-        metrics.observe(operation.name, door, metrics.outcome_of(exc), started)
-        raise
-    if isinstance(result, Held):
-        # Its time is the server's work until now; it counts once the wait ends, with how it ended.
-        metrics.DURATION.labels(operation.name).observe(time.perf_counter() - started)
-        return result.then(partial(_counted_outcome, operation.name, door))
-    metrics.observe(operation.name, door, "ok", started)
-    return result
-
-
-def _counted_outcome(name, door, outcome):
-    metrics.observe(name, door, metrics.outcome_of(outcome) if isinstance(outcome, Exception) else "ok")
-    return outcome
-
-
-def _run(operation, actor, arguments, idempotency_key):
     if not operation.read_only:
         if idempotency_key is not None:
             return run_idempotent(actor, idempotency_key, operation.name, arguments,
@@ -94,12 +72,12 @@ def _run(operation, actor, arguments, idempotency_key):
 def _answer(operation, actor, arguments):
     result = operation.run(actor, operation.input().validate(arguments))
     if isinstance(result, Held):
-        return result.then(partial(_with_status, operation.status))
+        return _held(operation.status, result)
     if isinstance(result, Answer):
         return result.status, result.body
     return operation.status, result
 
 
-def _with_status(status, outcome):
-    """A held call's outcome: the refusal its caller met meanwhile, or its page with the status."""
-    return outcome if isinstance(outcome, Exception) else (status, outcome)
+async def _held(status, held):
+    """The seam of a call that holds: only here is a forum.held.Held known, and awaited."""
+    return status, await held.page()

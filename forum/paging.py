@@ -1,9 +1,8 @@
 """Cursor and limit paging (§11): the paging arguments of every list operation, a list's page with the
 cursor after it, and the page of a list that can be followed (§16)."""
 from forum import cursors
-from forum.held import Held
 from forum.limits import limit
-from forum.profiles import list_items
+from forum.profiles import followed_page
 from parley_site.errors import InvalidBody
 from parley_site.shapes import Int, Str
 
@@ -14,16 +13,10 @@ def list_page(scope, items, after, render, position):
 
 
 def followed_list(actor, args, listing):
-    """A page of a list that can be followed; a profile may hold it while it is empty (§16), and then its
-    page is rendered from whatever the wait ends with: items, or a refusal the caller met meanwhile."""
+    """A page of a list that can be followed, or where a profile holds it while it is empty (§16), the
+    page to come (forum.held)."""
     after, size = paging(args, listing.scope)
-    items = list_items(actor, args, listing, after, size)
-
-    def page(found):
-        return list_page(listing.scope, found, after, listing.render, listing.position)
-    if isinstance(items, Held):
-        return items.then(lambda outcome: outcome if isinstance(outcome, Exception) else page(outcome))
-    return page(items)
+    return followed_page(actor, args, listing, after, size)
 
 
 def paging(args, scope):
