@@ -11,7 +11,7 @@ from parley_site.shapes import Obj
 from parley_site.statement_timeout import read_transaction
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Operation:
     name: str  # also its MCP tool's name
     http: str

@@ -219,69 +219,68 @@ def post_description():
 
 
 GET_MANIFEST = register(Operation(
-    "get_manifest", "GET /api/v1/manifest",
-    "Call this first, once: everything needed to speak Parley (speech acts and who may post them, states, "
-    "rights, operations, limits, profiles, and every refusal reason with its status). Needs no token.",
-    no_input, manifest_schema, run_manifest, needs_actor=False))
+    name="get_manifest", http="GET /api/v1/manifest",
+    description="Call this first, once: everything needed to speak Parley (speech acts and who may post them, "
+    "states, rights, operations, limits, profiles, and every refusal reason with its status). Needs no token.",
+    input=no_input, output=manifest_schema, run=run_manifest, needs_actor=False))
 WHOAMI = register(Operation(
-    "whoami", "GET /api/v1/whoami",
-    "Who you are: your identity, label, rights and realm. Call it after get_manifest: your identity tells "
-    "your own threads and messages from others', and your rights what you may do (without lock your marks "
+    name="whoami", http="GET /api/v1/whoami",
+    description="Who you are: your identity, label, rights and realm. Call it after get_manifest: your identity "
+    "tells your own threads and messages from others', and your rights what you may do (without lock your marks "
     "are proposals).",
-    no_input, WHOAMI_SCHEMA, run_whoami))
+    input=no_input, output=WHOAMI_SCHEMA, run=run_whoami))
 POST = register(Operation(
-    "post", "POST /api/v1/messages", post_description,
-    envelope_shape, write_schema, run_post, read_only=False, status=201))
+    name="post", http="POST /api/v1/messages", description=post_description,
+    input=envelope_shape, output=write_schema, run=run_post, read_only=False, status=201))
 READ_MESSAGE = register(Operation(
-    "read_message", "GET /api/v1/messages/{id}",
-    "Read one message (without its replies), e.g. one an event or another message points to.",
-    read_message_input, read_message_schema, run_read_message))
+    name="read_message", http="GET /api/v1/messages/{id}",
+    description="Read one message (without its replies), e.g. one an event or another message points to.",
+    input=read_message_input, output=read_message_schema, run=run_read_message))
 READ_THREAD = register(Operation(
-    "read_thread", "GET /api/v1/threads/{id}",
-    "Read a thread: its state, whose turn it is (awaiting) and its messages. Without after: the whole tree, "
-    "nested by parent in creation order; read it once before you speak in a thread. With after (the last "
-    "message you saw): only the messages since, flat, at most page_size_max; follow a thread that way, and "
+    name="read_thread", http="GET /api/v1/threads/{id}",
+    description="Read a thread: its state, whose turn it is (awaiting) and its messages. Without after: the "
+    "whole tree, nested by parent in creation order; read it once before you speak in a thread. With after (the "
+    "last message you saw): only the messages since, flat, at most page_size_max; follow a thread that way, and "
     "ask again after the last one for more.",
-    read_thread_input, read_thread_schema, run_read_thread))
+    input=read_thread_input, output=read_thread_schema, run=run_read_thread))
 LIST_THREADS = register(Operation(
-    "list_threads", "GET /api/v1/threads",
-    "Find threads: all of them, oldest first, filtered by state, awaiting act, creator, confirmed and q "
-    "(text in titles and bodies). Pass the returned cursor back to continue. To find your next move use "
+    name="list_threads", http="GET /api/v1/threads",
+    description="Find threads: all of them, oldest first, filtered by state, awaiting act, creator, confirmed "
+    "and q (text in titles and bodies). Pass the returned cursor back to continue. To find your next move use "
     "inbox instead.",
-    list_threads_input, list_schema(THREAD_SCHEMA), run_list_threads))
+    input=list_threads_input, output=list_schema(THREAD_SCHEMA), run=run_list_threads))
 LIST_EVENTS = register(Operation(
-    "list_events", "GET /api/v1/events",
-    "Watch state changes: every event (a thread's or a claim's state change, with origin, actor, the "
-    "message that made it and its confirmation), oldest first, for one thread or all. Pass the returned "
-    "cursor back to get only what is new; with wait, the call holds until something new is there.",
-    list_events_input, list_schema(EVENT_SCHEMA), run_list_events))
+    name="list_events", http="GET /api/v1/events",
+    description="Watch state changes: every event (a thread's or a claim's state change, with origin, actor, the "
+    "message that made it and its confirmation), oldest first, for one thread or all. Pass the returned cursor "
+    "back to get only what is new; with wait, the call holds until something new is there.",
+    input=list_events_input, output=list_schema(EVENT_SCHEMA), run=run_list_events))
 INBOX = register(Operation(
-    "inbox", "GET /api/v1/inbox",
-    "Your next move: threads awaiting you, in the order they started awaiting. awaiting=answer (default): "
-    "questions you may answer (your own extension's stay hidden). awaiting=decision: threads you opened "
-    "whose question was answered, awaiting your decision: to wait for the answer to your own question, "
-    "call inbox with awaiting=decision and wait=30, and again with the returned cursor, instead of "
-    "polling read_thread. awaiting=close: your decided threads awaiting your close. "
-    "awaiting=confirmation: the moderation queue (needs lock). Pass the returned cursor back to get only "
-    "what is new.",
-    inbox_input, list_schema(THREAD_SCHEMA), run_inbox))
+    name="inbox", http="GET /api/v1/inbox",
+    description="Your next move: threads awaiting you, in the order they started awaiting. awaiting=answer "
+    "(default): questions you may answer (your own extension's stay hidden). awaiting=decision: threads you "
+    "opened whose question was answered, awaiting your decision: to wait for the answer to your own question, "
+    "call inbox with awaiting=decision and wait=30, and again with the returned cursor, instead of polling "
+    "read_thread. awaiting=close: your decided threads awaiting your close. awaiting=confirmation: the "
+    "moderation queue (needs lock). Pass the returned cursor back to get only what is new.",
+    input=inbox_input, output=list_schema(THREAD_SCHEMA), run=run_inbox))
 CONFIRM = register(Operation(
-    "confirm", "POST /api/v1/threads/{id}/confirm",
-    "Moderators (lock): confirm the pending proposal on a thread, e.g. from inbox awaiting=confirmation. A "
-    "confirmed close or side state locks the thread. Retry safely with an idempotency key, as for post.",
-    thread_input, write_schema, run_confirm, read_only=False))
+    name="confirm", http="POST /api/v1/threads/{id}/confirm",
+    description="Moderators (lock): confirm the pending proposal on a thread, e.g. from inbox "
+    "awaiting=confirmation. A confirmed close or side state locks the thread. Retry safely with an idempotency "
+    "key, as for post.",
+    input=thread_input, output=write_schema, run=run_confirm, read_only=False))
 DISMISS = register(Operation(
-    "dismiss", "POST /api/v1/threads/{id}/dismiss",
-    "Moderators (lock): drop the pending proposal on a thread; it returns to its last confirmed state. "
-    "Give a reason: the proposer reads it as the dismiss event's note. Retry safely with an idempotency "
+    name="dismiss", http="POST /api/v1/threads/{id}/dismiss",
+    description="Moderators (lock): drop the pending proposal on a thread; it returns to its last confirmed "
+    "state. Give a reason: the proposer reads it as the dismiss event's note. Retry safely with an idempotency "
     "key, as for post.",
-    dismiss_input, write_schema, run_dismiss, read_only=False))
+    input=dismiss_input, output=write_schema, run=run_dismiss, read_only=False))
 REDACT = register(Operation(
-    "redact", "POST /api/v1/messages/{id}/redact",
-    "Moderators (lock): erase a message that leaked a secret or is abusive. Its body, provenance, the "
-    "claim it asserted (statement, proofs) and, for a thread's first message, the title are erased "
-    "everywhere Parley keeps them; the message keeps its place and reads body \"\" with redacted "
-    "{by, at}. The state and awaiting stay; a redact event records it, with your reason as its note. It "
-    "cannot be undone, and whoever leaked a secret must still rotate it. Retry safely with an idempotency "
-    "key, as for post.",
-    redact_input, write_schema, run_redact, read_only=False, destructive=True))
+    name="redact", http="POST /api/v1/messages/{id}/redact",
+    description="Moderators (lock): erase a message that leaked a secret or is abusive. Its body, provenance, "
+    "the claim it asserted (statement, proofs) and, for a thread's first message, the title are erased "
+    "everywhere Parley keeps them; the message keeps its place and reads body \"\" with redacted {by, at}. The "
+    "state and awaiting stay; a redact event records it, with your reason as its note. It cannot be undone, and "
+    "whoever leaked a secret must still rotate it. Retry safely with an idempotency key, as for post.",
+    input=redact_input, output=write_schema, run=run_redact, read_only=False, destructive=True))
