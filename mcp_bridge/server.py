@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from forum.dispatch import OPERATIONS
 from mcp_bridge import resources, tools
 from mcp_bridge.context import caller, in_request_thread
+from mcp_bridge.held_stream import holding
 from mcp_bridge.instructions import INSTRUCTIONS
 from mcp_bridge.listen import listen
 from parley_site import __version__
@@ -44,7 +45,8 @@ async def call_tool(ctx, params):
     raw = ctx.params or {}
     result = await in_request_thread(tools.call_tool, dict(raw), caller)
     if inspect.isawaitable(result):
-        result = await result
+        async with holding(raw):  # a stream of heartbeats meanwhile, where the client accepts one (§2)
+            result = await result
     return complete(result)
 
 

@@ -22,7 +22,7 @@ def tokens():
 
 
 def write(operation, actor, arguments, key=None):
-    status, body = dispatch.call(operation, actor, arguments, key, door="rest")
+    status, body = dispatch.call(operation, actor, arguments, key)
     assert status in (200, 201), body
     return body
 
