@@ -1,9 +1,10 @@
 """A held `tools/call` answered as a stream (Parley v1 §2, "Held calls over MCP"). When a call holds (§16
-`wait`) and the request's Accept allows `text/event-stream`, its answer becomes Server-Sent Events as soon
+`wait`) and the request's Accept names `text/event-stream`, its answer becomes Server-Sent Events as soon
 as it holds: a comment heartbeat then and every HEARTBEAT_SECONDS, with a `notifications/progress` beside
 each when the request carried `_meta.progressToken`, then the one JSON-RPC result. So a client whose HTTP
 read times out after a few quiet seconds, or a proxy that cuts idle connections, sees bytes while the call
-waits. A client that accepts only `application/json` gets JSON, as every answer that does not hold.
+waits. A client that accepts only `application/json`, or sends no Accept or `*/*` (curl, a hand-written
+client, which always got JSON), gets JSON, as every answer that does not hold.
 
 Why not the SDK's own streams: its transports choose between JSON and a stream per request, before the
 handler runs (the handshake-era one by configuration, and then every answer is a stream; the 2026-07-28 one

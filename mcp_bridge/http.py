@@ -22,10 +22,8 @@ from http import HTTPStatus
 import anyio
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
-from mcp.server.streamable_http import check_accept_headers
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from starlette.requests import Request
 
 from forum.held import SERVING_LOOP
 from forum.limits import limit
@@ -76,6 +74,12 @@ def served_host(host):
 def accepts_json(accept):
     return any(kind.split(";")[0].strip() in ("application/json", "application/*", "*/*")
                for kind in accept.split(","))
+
+
+def names_event_stream(accept):
+    """Whether a client asks for a stream by name, as every MCP SDK does (§2): a held call then answers one.
+    A client that sends no Accept or `*/*` (curl, a hand-written one) gets the JSON it always got."""
+    return any(kind.split(";")[0].strip().lower() == "text/event-stream" for kind in accept.split(","))
 
 
 def transport_refusal(scope, headers):
@@ -153,13 +157,13 @@ async def serve(scope, body, receive, send, caller, *, request_threads, holds):
     if fault is not None:
         return await answer_json(send, *fault)
     accept = headers.get(b"accept", b"*/*").strip()
+    held = HeldStream(send, accepts_stream=names_event_stream(accept.decode("latin-1")))
     if accept in (b"", b"*/*"):
         scope = {**scope, "headers": [*(item for item in scope["headers"] if item[0] != b"accept"),
                                       (b"accept", ACCEPT_ALL)]}
     CALLER.set(caller)
     REQUEST_THREADS.set(request_threads)
     SERVING_LOOP.set(asyncio.get_running_loop() if holds else None)
-    held = HeldStream(send, accepts_stream=check_accept_headers(Request(scope))[1])
     HELD_STREAM.set(held)
     # One manager per request: stateless, it keeps nothing between requests, and so serves on any event
     # loop (the WSGI view runs each request on one of its own). Bodies are bounded before it.

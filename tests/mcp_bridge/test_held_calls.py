@@ -96,8 +96,9 @@ def test_a_held_call_without_a_progress_token_gets_heartbeats_only(asgi_live_ser
 
 
 @pytest.mark.parametrize("era", [LEGACY, MODERN], ids=["handshake-era", "2026-07-28"])
-def test_a_held_call_that_accepts_only_json_gets_json_as_before(asgi_live_server, bob, era):
-    headers = {**era, "Authorization": f"Bearer {bob.secret}", "Accept": "application/json"}
+@pytest.mark.parametrize("accept", ["application/json", "*/*", None])
+def test_a_held_call_that_does_not_ask_for_a_stream_by_name_gets_json_as_before(asgi_live_server, bob, era, accept):
+    headers = {**era, "Authorization": f"Bearer {bob.secret}", **({"Accept": accept} if accept else {})}
     response = httpx2.post(f"{asgi_live_server}/mcp", json=inbox_call({"wait": 1}, era, {"progressToken": 3}),
                            headers=headers, timeout=10)
     assert (response.status_code, response.headers["content-type"]) == (200, "application/json")
