@@ -1,25 +1,15 @@
-"""The moderators' actions on threads. Each one calls a service as `human:<username>` (§7 rule 4) and
-reports thread by thread what happened; a refusal is shown with the reason the API gives, never a crash."""
-import time
-
-from django.contrib import admin, messages
+"""The moderators' actions on threads. Each one calls a service as `human:<username>` (§7 rule 4) through
+the console's door (console.door), which counts it and reports thread by thread what happened."""
+from django.contrib import admin
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _, gettext_lazy
 
+from console.door import act
 from console.forms import MarkForm
 from forum import operations, services
 from forum.actors import Actor
 from forum.envelope import clean_envelope
-from parley_site import metrics
-from parley_site.errors import InvalidBody, ParleyError
-
-
-# The reason and the refusal's message stay as the API gives them (§13): they are what a client matches on.
-def refusal_text(thread_id, refusal):
-    detail = ", ".join(f"{name}={value}" for name, value in refusal.detail.items())
-    text = _("Thread th_%(thread)s: refused — %(reason)s: %(message)s") % {
-        "thread": thread_id, "reason": refusal.reason, "message": refusal.message}
-    return text + (f" ({detail})" if detail else "")
+from parley_site.errors import InvalidBody
 
 
 def state_text(thread):
@@ -29,29 +19,15 @@ def state_text(thread):
         "state": thread.state, "moderator": thread.state_confirmed_by}
 
 
-def run_and_report(modeladmin, request, operation, thread_id, run, done):
-    """Run one service call, the console's door to §12 `operation`, count it and report it. Returns its
-    result, or None when it was refused."""
-    started = time.perf_counter()
-    try:
-        result = run()
-    except Exception as exc:
-        metrics.observe(operation, "admin", metrics.outcome_of(exc), started)
-        if not isinstance(exc, ParleyError):
-            raise
-        modeladmin.message_user(request, refusal_text(thread_id, exc), messages.ERROR)
-        return None
-    metrics.observe(operation, "admin", "ok", started)
-    modeladmin.message_user(request, _("Thread th_%(thread)s: %(outcome)s") % {
-        "thread": thread_id, "outcome": done(result)}, messages.SUCCESS)
-    return result
+def thread_subject(thread_id):
+    return _("Thread th_%(thread)s") % {"thread": thread_id}
 
 
 def post_as_human(modeladmin, request, raw_envelope):
     """Post an envelope as the human, validated like any agent's, and report it."""
     actor = Actor.for_user(request.user)
-    return run_and_report(
-        modeladmin, request, "post", raw_envelope["thread"],
+    return act(
+        modeladmin, request, "post", thread_subject(raw_envelope["thread"]),
         lambda: services.message_post(actor, clean_envelope(raw_envelope)),
         lambda result: _("%(kind)s posted as msg_%(message)s; %(state)s") % {
             "kind": result[0].kind, "message": result[0].pk, "state": state_text(result[1])})
@@ -79,7 +55,7 @@ def confirm_or_dismiss(modeladmin, request, operation, thread_id, reason=""):
         def run():
             return services.state_dismiss(actor, thread_id, checked_reason(operations.DISMISS, reason,
                                                                            thread=thread_id))
-    return run_and_report(modeladmin, request, operation, thread_id, run,
+    return act(modeladmin, request, operation, thread_subject(thread_id), run,
                           lambda thread: SETTLED[operation] % {"state": state_text(thread)})
 
 
@@ -90,7 +66,7 @@ def redact_as_human(modeladmin, request, thread_id, message_id, reason):
     def run():
         return services.message_redact(actor, message_id, checked_reason(operations.REDACT, reason,
                                                                          message=message_id))
-    return run_and_report(modeladmin, request, "redact", thread_id, run,
+    return act(modeladmin, request, "redact", thread_subject(thread_id), run,
                           lambda result: _("msg_%(message)s redacted; %(state)s") % {
                               "message": message_id, "state": state_text(result[1])})
 

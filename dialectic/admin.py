@@ -1,7 +1,7 @@
 """The moderators' claims console (§10): claims listed and filtered by state and certainty, a claim page
 with its proofs as links and its whole history, and the human's `verify` and `refute`, posted through the
 one service path as `human:<username>`."""
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -11,6 +11,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _, gettext_lazy
 
 from console.access import StaffReadOnly
+from console.door import act
 from dialectic.forms import ClaimActForm
 from dialectic.models import Claim, ClaimAct, ClaimActKind
 from dialectic.policies import CERTAINTY, certainty, is_expired
@@ -18,7 +19,7 @@ from dialectic.selectors import certainty_filter
 from forum import services
 from forum.actors import Actor
 from forum.envelope import clean_envelope
-from parley_site.errors import InvalidBody, ParleyError
+from parley_site.errors import InvalidBody
 
 # The human's acts: each one's default body (the moderator's words, in their language) and its page title.
 HUMAN_ACTS = {"verify": gettext_lazy("Verified by the moderator."),
@@ -178,14 +179,10 @@ class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
 
     def post_act(self, request, envelope):
         actor = Actor.for_user(request.user)
-        try:
-            claim = services.message_post(actor, clean_envelope(envelope))[2]
-        except ParleyError as refusal:
-            self.message_user(request, _("cl_%(claim)s: refused — %(reason)s: %(message)s") % {
-                "claim": envelope["claim"], "reason": refusal.reason, "message": refusal.message}, messages.ERROR)
-            return
-        self.message_user(request, _("cl_%(claim)s: %(kind)s posted; the claim is %(state)s") % {
-            "claim": claim.pk, "kind": envelope["kind"], "state": claim.state}, messages.SUCCESS)
+        act(self, request, "post", f"cl_{envelope['claim']}",
+            lambda: services.message_post(actor, clean_envelope(envelope))[2],
+            lambda claim: _("%(kind)s posted; the claim is %(state)s") % {"kind": envelope["kind"],
+                                                                           "state": claim.state})
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = {"can_moderate": self.has_moderate_permission(request), "human_acts": ACT_TITLES,

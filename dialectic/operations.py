@@ -5,7 +5,8 @@ from dialectic.models import ClaimState
 from dialectic.policies import CERTAINTY
 from dialectic.selectors import claim_get, claim_list
 from dialectic.wire import CLAIM_SCHEMA, claim_json
-from forum.operations import Operation, list_page, paging, paging_fields, register
+from forum.dispatch import Operation, register
+from forum.paging import list_page, paging, paging_fields
 from forum.wire import list_schema, strict
 from parley_site.shapes import Obj, Ref, Str
 
@@ -38,16 +39,16 @@ def list_claims_input():
 
 
 READ_CLAIM = Operation(
-    "read_claim", "GET /api/v1/claims/{id}",
-    "dialectic: read a claim before you attest, refute or verify it (or rely on it): its statement, "
+    name="read_claim", http="GET /api/v1/claims/{id}",
+    description="dialectic: read a claim before you attest, refute or verify it (or rely on it): its statement, "
     "asserting line, state, certainty, expiry, proofs, every attestation, the refutation, its quorum and "
     "verifications, the line whose verification sealed it, and what it supersedes or is superseded by.",
-    read_claim_input, strict({"claim": CLAIM_SCHEMA}), run_read_claim)
+    input=read_claim_input, output=strict({"claim": CLAIM_SCHEMA}), run=run_read_claim)
 LIST_CLAIMS = Operation(
-    "list_claims", "GET /api/v1/claims",
-    "dialectic: find claims to check or build on, oldest first, filtered by thread, state, certainty (an "
-    "expired claim counts as unverified) and asserting identity. Pass the returned cursor back to continue.",
-    list_claims_input, list_schema(CLAIM_SCHEMA), run_list_claims)
+    name="list_claims", http="GET /api/v1/claims",
+    description="dialectic: find claims to check or build on, oldest first, filtered by thread, state, certainty "
+    "(an expired claim counts as unverified) and asserting identity. Pass the returned cursor back to continue.",
+    input=list_claims_input, output=list_schema(CLAIM_SCHEMA), run=run_list_claims)
 
 
 def register_operations():

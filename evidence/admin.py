@@ -5,7 +5,7 @@ another realm's attestation who signed it and whether it is trusted now. The rea
 added with their JWKS, updated and removed by moderators, through evidence.trust. This realm's keys, read
 only: they change through `manage.py parley_keys`."""
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect
@@ -14,6 +14,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _, gettext_lazy
 
 from console.access import StaffReadOnly
+from console.door import act
 from dialectic.admin import show_proofs_of
 from evidence import media, storage
 from evidence.envelopes import attests_view
@@ -24,7 +25,6 @@ from evidence.selectors import artifact_find, parse_id
 from evidence.services import artifact_redact
 from evidence.trust import OWN_REALM, clean_jwks, realm_distrust, realm_trust
 from forum.actors import Actor
-from parley_site.errors import ParleyError
 
 INLINE_MAX_BYTES = 16384  # the text a claim page shows of one artifact; the download has the rest
 
@@ -112,16 +112,12 @@ class ArtifactAdmin(StaffReadOnly, admin.ModelAdmin):
 
     def redact_one(self, request, artifact_id):
         reason = request.POST.get("reason", "").strip()
-        try:
+
+        def run():
             if reason:  # checked as the operation checks it (evidence.operations)
                 redact_input().validate({"artifact": artifact_id, "reason": reason})
-            artifact_redact(Actor.for_user(request.user), artifact_id, reason)
-        except ParleyError as refusal:
-            self.message_user(request, _("%(artifact)s: refused — %(reason)s: %(message)s") % {
-                "artifact": artifact_id, "reason": refusal.reason, "message": refusal.message}, messages.ERROR)
-            return
-        self.message_user(request, _("%(artifact)s: redacted; its bytes are erased") % {"artifact": artifact_id},
-                          messages.SUCCESS)
+            return artifact_redact(Actor.for_user(request.user), artifact_id, reason)
+        act(self, request, "redact_artifact", artifact_id, run, lambda _artifact: _("redacted; its bytes are erased"))
 
     def get_urls(self):
         redact_url = path("<path:object_id>/redact/", self.admin_site.admin_view(self.redact_view),

@@ -15,7 +15,7 @@ from evidence.services import artifact_put, artifact_redact
 from evidence.uploads import Staged, stage, text_chunks
 from evidence.wire import ARTIFACT_SCHEMA, artifact_json
 from forum.limits import limit
-from forum.operations import Answer, Operation, register
+from forum.dispatch import Answer, Operation, register
 from forum.wire import strict
 from parley_site.errors import InvalidBody
 from parley_site.shapes import Obj, Shape, Str
@@ -135,26 +135,26 @@ PUT_DESCRIPTION = (
     "proof {\"kind\": \"artifact\", \"ref\": <its id>} in assert, attest, refute or verify. The id is the "
     "SHA-256 of the bytes: the same text again answers the artifact stored already. Needs write.")
 PUT_ARTIFACT = Operation(
-    "put_artifact", "POST /api/v1/artifacts", PUT_DESCRIPTION, put_input, ANSWER_SCHEMA, run_put,
-    read_only=False, status=201)
+    name="put_artifact", http="POST /api/v1/artifacts", description=PUT_DESCRIPTION, input=put_input,
+    output=ANSWER_SCHEMA, run=run_put, read_only=False, status=201)
 # The REST door's: the same run, on bytes the door staged (evidence.views.upload).
 UPLOAD = Operation(
-    "put_artifact", "POST /api/v1/artifacts", PUT_DESCRIPTION, upload_input, ANSWER_SCHEMA, run_put,
-    read_only=False, status=201)
+    name="put_artifact", http="POST /api/v1/artifacts", description=PUT_DESCRIPTION, input=upload_input,
+    output=ANSWER_SCHEMA, run=run_put, read_only=False, status=201)
 READ_ARTIFACT = Operation(
-    "read_artifact", "GET /api/v1/artifacts/{id}/meta",
-    "evidence: read an artifact a proof points to before you rely on it: its size, media type, uploader, "
-    "any signed attestation it holds, and for text its text (at most request_max_bytes; truncated says "
+    name="read_artifact", http="GET /api/v1/artifacts/{id}/meta",
+    description="evidence: read an artifact a proof points to before you rely on it: its size, media type, "
+    "uploader, any signed attestation it holds, and for text its text (at most request_max_bytes; truncated says "
     "when there is more, which GET /api/v1/artifacts/{id} answers whole).",
-    artifact_input, READ_SCHEMA, run_read)
+    input=artifact_input, output=READ_SCHEMA, run=run_read)
 META = Operation(
-    "read_artifact", "GET /api/v1/artifacts/{id}/meta", "The artifact's meta.",
-    artifact_input, ANSWER_SCHEMA, run_meta)
+    name="read_artifact", http="GET /api/v1/artifacts/{id}/meta", description="The artifact's meta.",
+    input=artifact_input, output=ANSWER_SCHEMA, run=run_meta)
 REDACT_ARTIFACT = Operation(
-    "redact_artifact", "POST /api/v1/artifacts/{id}/redact",
-    "Moderators (lock): erase an artifact's bytes, for a leaked secret or abuse. Its id stays and reads "
-    "not_found with detail.redacted; the same bytes cannot be uploaded again.",
-    redact_input, ANSWER_SCHEMA, run_redact, read_only=False)
+    name="redact_artifact", http="POST /api/v1/artifacts/{id}/redact",
+    description="Moderators (lock): erase an artifact's bytes, for a leaked secret or abuse. Its id stays and "
+    "reads not_found with detail.redacted; the same bytes cannot be uploaded again.",
+    input=redact_input, output=ANSWER_SCHEMA, run=run_redact, read_only=False)
 
 ENVELOPE_SCHEMA = strict({
     "payloadType": {"type": "string", "const": PAYLOAD_TYPE},
@@ -172,12 +172,12 @@ def run_export_attestation(actor, args):
 
 
 EXPORT_ATTESTATION = Operation(
-    "export_attestation", "GET /api/v1/claims/{id}/attestation",
-    "evidence: take this realm's signed judgement of a claim to another realm: a DSSE envelope (in-toto "
-    "Statement v1) of the claim as it stands now, signed with this realm's key. Upload it there as an "
-    "artifact (POST /api/v1/artifacts or put_artifact) and cite it as a proof; anyone can check it offline "
-    "with /.well-known/parley-keys.json.",
-    read_claim_input, ENVELOPE_SCHEMA, run_export_attestation)
+    name="export_attestation", http="GET /api/v1/claims/{id}/attestation",
+    description="evidence: take this realm's signed judgement of a claim to another realm: a DSSE envelope "
+    "(in-toto Statement v1) of the claim as it stands now, signed with this realm's key. Upload it there as an "
+    "artifact (POST /api/v1/artifacts or put_artifact) and cite it as a proof; anyone can check it offline with "
+    "/.well-known/parley-keys.json.",
+    input=read_claim_input, output=ENVELOPE_SCHEMA, run=run_export_attestation)
 
 
 def register_operations():

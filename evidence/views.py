@@ -15,7 +15,7 @@ from evidence.keys import jwks
 from evidence.selectors import parse_id
 from evidence.uploads import request_chunks, stage
 from forum.api.views import OperationSchema, OperationView
-from forum.operations import call
+from forum.dispatch import call
 from forum.wire import ERROR_SCHEMA
 from parley_site.errors import NotFound, RequestTooLarge
 from parley_site.jsonbody import declared_length
@@ -77,12 +77,10 @@ class UploadView(OperationView):
         declared = request.META.get("CONTENT_TYPE", "")
         staged = stage(request_chunks(request._request), operations.artifact_max_bytes())
         try:
-            self.reached_operation = True
-            status, body = call(self.operation, request.auth, {"upload": staged, "media_type": declared},
-                                request.headers.get("Idempotency-Key"), door="rest")
+            return call(self.operation, request.auth, {"upload": staged, "media_type": declared},
+                        request.headers.get("Idempotency-Key"))
         finally:
             staged.close()
-        return Response(body, status=status)
 
 
 class MetaView(ArtifactView):
@@ -108,8 +106,7 @@ class BytesView(ArtifactView):
 
     def get(self, request, ref):
         artifact_id = self.path_value(ref)
-        self.reached_operation = True
-        _, body = call(self.operation, request.auth, {"artifact": artifact_id}, door="rest")
+        _, body = call(self.operation, request.auth, {"artifact": artifact_id})
         meta = body["artifact"]
         etag = f'"{meta["id"]}"'
         if etag in (tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")):

@@ -17,6 +17,12 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 
+# httpx's own default is 5 s for everything. A call with `wait` (inbox wait=30, the server's instructions
+# recommend it) holds up to 30 s: the server streams it a heartbeat every 5 s, so the read timeout must
+# outlast the quiet between two of them, and a server that answers JSON only, the whole wait.
+HTTP_TIMEOUT = httpx2.Timeout(30.0, read=60.0)
+
+
 class OffScript(Exception):
     pass
 
@@ -51,7 +57,8 @@ def summary(body):
 
 
 async def connect(stack, url, name, secret):
-    client = await stack.enter_async_context(httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}))
+    client = await stack.enter_async_context(httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"},
+                                                                timeout=HTTP_TIMEOUT))
     read, write = await stack.enter_async_context(streamable_http_client(url, http_client=client))
     session = await stack.enter_async_context(ClientSession(read, write))
     await session.initialize()
@@ -62,7 +69,7 @@ async def conversation(alice, bob, mod):
     opened = await alice.act("post", {"kind": "ask", "body": "Should staging listen on port 8000 or 8080?",
                                       "provenance": {"model": "scripted", "client": "agents_demo"}})
     thread = opened["thread"]["id"]
-    await bob.act("inbox", {})
+    await bob.act("inbox", {"wait": 30})  # answers at once: the question is there already
     await bob.act("post", {"kind": "answer", "thread": thread, "body": "8000: make run uses it already."})
     await alice.act("post", {"kind": "answer", "thread": thread, "body": "I agree with myself."},
                     refused_with="self_reply")

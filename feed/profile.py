@@ -11,7 +11,10 @@ WAIT_MAX_SECONDS = 30  # §16, §14.1
 STREAM_PATH = "GET /api/v1/events/stream"
 WAIT_ARG = {"wait": Int(0, WAIT_MAX_SECONDS, description=(
     "Seconds to hold the call while nothing new is there after the cursor (0-30, default 0); answers as "
-    "soon as something arrives, or empty with the same cursor when the time is up."))}
+    "soon as something arrives, or empty with the same cursor when the time is up. The call may take that "
+    "long: its host must allow a tool call more than wait seconds. Over MCP a held call answers a stream to a "
+    "client that accepts text/event-stream, with a heartbeat every 5 s (and progress notifications for a "
+    "progressToken), so a read timeout of a few seconds is enough there."))}
 
 
 def feed_setting(name):

@@ -6,9 +6,7 @@ invalid_body, token_right_missing, not_found, then the per-token stream limit (l
 stream it answers is an async iterator that the ASGI server drives on its event loop: an open stream is a
 coroutine waiting for a note, not a thread or a database connection. A WSGI server cannot drive one (Django
 would collect it into a list that never ends), so there the stream is refused at once (503 unavailable)."""
-import time
-
-from django.http import JsonResponse, StreamingHttpResponse
+from django.http import StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -23,10 +21,12 @@ from forum.actors import Actor
 from forum.envelope import EXTENSION_PATTERN
 from forum.held import SERVING_LOOP
 from forum.models import AwaitingAct
-from forum.operations import THREAD_ARG, paging, paging_fields
+from forum.operations import THREAD_ARG
+from forum.paging import paging, paging_fields
 from parley_site import metrics
-from parley_site.errors import LimitExceeded, TokenInvalid
-from parley_site.exception_handler import as_parley_error, json_refusal, method_not_allowed_body
+from parley_site.doors import Door
+from parley_site.errors import LimitExceeded, MethodNotAllowed, TokenInvalid
+from parley_site.exception_handler import json_refusal
 from parley_site.shapes import Obj, Str
 
 
@@ -90,22 +90,18 @@ def streamed_operation(request):
     return "inbox" if request.GET.get("inbox") in ("1", "true") else "list_events"
 
 
+def opened(request):
+    if request.method != "GET":
+        raise MethodNotAllowed(request.method, allow="GET")
+    return open_stream(request)
+
+
+STREAM = Door("stream", refuse=json_refusal)
+
+
 @csrf_exempt  # any method but GET gets the JSON 405 below, not Django's CSRF page
 def event_stream(request):
-    if request.method != "GET":
-        metrics.observe(streamed_operation(request), "stream", "method_not_allowed")
-        return JsonResponse(method_not_allowed_body(request.method), status=405, headers={"Allow": "GET"})
-    started = time.perf_counter()
-    try:
-        response = open_stream(request)
-    except Exception as exc:  # noqa: BLE001  refusals become §13 JSON; anything else stays a real 500
-        metrics.observe(streamed_operation(request), "stream", metrics.outcome_of(exc), started)
-        error = as_parley_error(exc)
-        if error is None:
-            raise
-        return json_refusal(error)
-    metrics.observe(streamed_operation(request), "stream", "ok", started)
-    return response
+    return STREAM.run(streamed_operation(request), opened, request)
 
 
 class EventStreamResponse(StreamingHttpResponse):

@@ -23,26 +23,24 @@ def cannot_hold(what):
 
 
 def hold(actor, args, listing, after, limit):
-    """The profile's hook (forum.profiles.list_items): the page after `after`, or a Held when the caller
-    asked to wait and the page is empty."""
+    """The profile's hook (forum.profiles.followed_page): the page after `after`, or a Held of it when the
+    caller asked to wait and the page is empty."""
     seconds, loop = args.get("wait"), SERVING_LOOP.get()
-    if not seconds:
-        return listing.read(actor, after, limit)
-    if loop is None:  # every check, and an answer if there is one; only holding is refused
-        items = listing.read(actor, after, limit)
-        if items:
-            return items
-        raise cannot_hold("a waiting call (nothing is new yet; call again without wait, or later)")
-    waiting = Waiting(loop, listing.topic)  # before the read: a write committed after it wakes us
-    try:
-        items = listing.read(actor, after, limit)
-    except BaseException:
+    if seconds and loop is not None:
+        waiting = Waiting(loop, listing.topic)  # before the read: a write committed after it wakes us
+        try:
+            items = listing.read(actor, after, limit)
+        except BaseException:
+            waiting.release()
+            raise
+        if not items:
+            return Held(listing, actor, after, limit, seconds, waiting)
         waiting.release()
-        raise
-    if items:
-        waiting.release()
-        return items
-    return Held(listing, actor, after, limit, seconds, waiting, render=lambda outcome: outcome)
+    else:
+        items = listing.read(actor, after, limit)
+        if seconds and not items:  # every check, and an answer if there is one: only holding is refused
+            raise cannot_hold("a waiting call (nothing is new yet; call again without wait, or later)")
+    return listing.page(items, after)
 
 
 class Waiting:
@@ -56,13 +54,13 @@ class Waiting:
         self.released = False
 
     async def outcome(self, held):
-        """The page's items once something new is there, [] when the time is up, or the refusal the caller
-        meets meanwhile: too many waits of its line, or a revoked token or lost right (re-checked before
-        every read and before answering, §16)."""
+        """The page's items once something new is there, [] when the time is up; raises the refusal the
+        caller meets meanwhile: too many waits of its line, or a revoked token or lost right (re-checked
+        before every read and before answering, §16)."""
         owner, maximum = owner_key(held.actor), settings.PARLEY_FEED["waits_per_token_max"]
         slot = await self.loop.run_in_executor(READS, SLOTS.acquire, WAITS, owner, maximum)
         if slot is None:
-            return LimitExceeded("waits_per_token_max", maximum)
+            raise LimitExceeded("waits_per_token_max", maximum)
         self.slot = (owner, slot)
         metrics.HELD_WAITS.inc()
         deadline = self.started + held.seconds
@@ -71,7 +69,7 @@ class Waiting:
             noted = await self.subscription.woken_within(deadline - self.loop.time())
             actor, refusal = await caller_now(actor, held.listing.needs)
             if refusal is not None:
-                return refusal
+                raise refusal
             if not noted:
                 return []
             items = await SHARED_READS.fetch(actor, held.listing, held.after, held.limit,

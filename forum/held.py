@@ -1,11 +1,12 @@
-"""A list call held open (§16, profile feed). When a caller asks `inbox` or `list_events` to wait and
-nothing is new after its cursor, the operation does not sleep: it returns a Held. Each door on the way out
-adds how it renders the outcome (`then`), and hands the server a HeldResponse, which the profile that holds
-completes on the server's event loop: there, waiting costs a coroutine, not a thread or a connection."""
+"""A list call that holds (§16, profile feed). When a caller asks `inbox` or `list_events` to wait and
+nothing is new after its cursor, the profile that holds does not sleep: its `hold` hook returns a Held, the
+page to come. forum.dispatch.call alone knows it: it gives the door an awaitable of the call's answer
+instead of the answer, and the door awaits it on the server's event loop, where waiting costs a coroutine,
+not a thread or a connection. A Django door answers a HeldResponse, which HeldResponseMiddleware
+completes there."""
 import asyncio
 import contextvars
-from dataclasses import dataclass, replace
-from typing import Callable
+from dataclasses import dataclass
 
 from asgiref.sync import markcoroutinefunction
 from django.core.handlers.asgi import ASGIRequest
@@ -13,7 +14,6 @@ from django.http import HttpResponse
 
 from forum.actors import Actor
 from forum.listings import Listing
-from parley_site.exception_handler import as_parley_error
 
 # The event loop serving the current request, where a held call can wait; None where nothing can (a WSGI
 # server), and a call that would hold is then refused at once. Set by HeldResponseMiddleware.
@@ -27,39 +27,36 @@ class Held:
     after: int
     limit: int
     seconds: int
-    # The holding profile's own handle on this wait: `await outcome(held)` waits, release() frees what
-    # it holds.
+    # The holding profile's own handle on this wait: `await waiting.outcome(held)` waits and gives the page's
+    # items (none when the time is up) or raises the refusal the caller meets meanwhile (a revoked token, a
+    # lost right); release() frees what it holds, and twice is harmless.
     waiting: object
-    # outcome -> what the door answers, where the outcome is the page's items (empty when the time is up)
-    # or the ParleyError the caller meets when it is woken (a revoked token, a lost right).
-    render: Callable
 
-    def then(self, step):
-        """The same held call, its answer passed through step() on the way out of one more door."""
-        return replace(self, render=lambda outcome: step(self.render(outcome)))
+    async def page(self):
+        """The page's body once the wait ends; what the wait holds is freed however it ends, a client that
+        leaves (which cancels this) included."""
+        try:
+            items = await self.waiting.outcome(self)
+        finally:
+            self.waiting.release()
+        return self.listing.page(items, self.after)
 
 
 class HeldResponse(HttpResponse):
-    """What a door answers for a Held: a JSON response whose status and body are set once the wait ends,
-    by the holding profile's middleware. Its render() must give (status, body bytes, headers)."""
+    """What a Django door answers for a call that holds: a JSON response whose status, body and headers are
+    those of `answer`, an awaitable of the door's rendered answer, once it is there."""
 
-    def __init__(self, held):
+    def __init__(self, answer):
         super().__init__(content_type="application/json")
-        self.held = held
+        self.answer = answer
 
-    def complete(self, outcome):
-        status, content, headers = self.held.render(outcome)
-        self.status_code, self.content = status, content
+    async def complete(self):
+        answer = await self.answer
+        self.status_code, self.content = answer.status_code, answer.content
         if self.has_header("Content-Length"):  # set by CommonMiddleware for the body it saw: none yet
-            self["Content-Length"] = str(len(content))
-        for name, value in headers.items():
+            self["Content-Length"] = str(len(self.content))
+        for name, value in answer.items():
             self[name] = value
-
-    def close(self):
-        try:
-            self.held.waiting.release()  # however the request ended; releasing twice is harmless
-        finally:
-            super().close()
 
 
 class HeldResponseMiddleware:
@@ -78,18 +75,5 @@ class HeldResponseMiddleware:
         SERVING_LOOP.set(asyncio.get_running_loop() if isinstance(request, ASGIRequest) else None)
         response = await self.get_response(request)
         if isinstance(response, HeldResponse):
-            response.complete(await outcome_of(response.held))
+            await response.complete()
         return response
-
-
-async def outcome_of(held):
-    """What a held call ends with; a database that fails meanwhile is a refusal too (503), as anywhere."""
-    try:
-        return await held.waiting.outcome(held)
-    except Exception as exc:  # noqa: BLE001  a refusal is the outcome; anything else stays a real fault
-        error = as_parley_error(exc)
-        if error is None:
-            raise
-        return error
-    finally:
-        held.waiting.release()

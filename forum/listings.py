@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from forum import selectors
+from forum.paging import list_page
 from forum.models import AwaitingAct, Right
 from forum.wire import event_json, thread_json
 
@@ -20,6 +21,10 @@ class Listing:
     # ("inbox", identity, awaiting act).
     topic: tuple
     key: tuple  # equal for listings whose reads from one place give every caller the same answer
+
+    def page(self, items, after):
+        """The operation's answer: `items`, read after the position `after`, and the cursor past them."""
+        return list_page(self.scope, items, after, self.render, self.position)
 
 
 def events_listing(thread_id):

@@ -1,126 +1,21 @@
-"""The operations of Parley v1 §12, each declared once: its input shape (which validates arguments and
-becomes the OpenAPI/MCP input schema), its output schema, its success status, and the function that runs
-it. Each is a module-level name (POST, READ_THREAD, ...), which a REST view names directly; MCP finds them
-in OPERATIONS by tool name. Neither door can add a rule: both run `call`."""
-import time
-from dataclasses import dataclass
-from functools import partial
-from typing import Callable
-
+"""The core's operations of Parley v1 §12, each declared once: its input shape (which validates arguments
+and becomes the OpenAPI/MCP input schema), its output schema, its success status, and the function that
+runs it. Each is a module-level name (POST, READ_THREAD, ...), which a REST view names directly; MCP finds
+them in forum.dispatch.OPERATIONS by tool name. Neither door can add a rule: both run forum.dispatch.call."""
 from django.conf import settings
 
-from forum import cursors, selectors, services
+from forum import selectors, services
+from forum.dispatch import OPERATIONS, Operation, register
 from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
-from forum.held import Held
-from forum.idempotency import run_idempotent
 from forum.limits import limit
 from forum.listings import events_listing, inbox_listing
 from forum.manifest import manifest, manifest_schema
 from forum.models import AwaitingAct, Right, State
-from forum.profiles import PROFILES, annotate_messages, list_items, operation_arguments, render_result
+from forum.paging import followed_list, list_page, paging, paging_fields
+from forum.profiles import PROFILES, annotate_messages, operation_arguments, render_result
 from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE, THREAD_SCHEMA, list_schema, message_json, message_schema,
                         message_tree, strict, thread_json, with_message_nodes)
-from parley_site import metrics
-from parley_site.errors import InvalidBody
-from parley_site.shapes import Bool, Int, Obj, Ref, Str
-from parley_site.statement_timeout import read_transaction
-
-
-@dataclass(frozen=True)
-class Operation:
-    name: str  # also its MCP tool's name
-    http: str
-    # The description and the output schema may be functions, built when read: profiles register their
-    # kinds and shapes in AppConfig.ready(), after this module is imported (as `input` is a function).
-    description: str | Callable[[], str]
-    input: Callable[[], Obj]  # built per call: profiles and limits are read when apps are ready
-    output: dict | Callable[[], dict]
-    run: Callable  # (actor, validated arguments) -> the answer's body, or a forum.held.Held
-    read_only: bool = True
-    destructive: bool = False  # a write that erases what was stored (redact) rather than adding to it
-    needs_actor: bool = True
-    status: int = 200  # the HTTP status of an answer
-    # Keys of a write's answer given once and never replayed (a webhook's secret, §17): an idempotent
-    # retry answers without them, and no idempotency record keeps them.
-    shown_once: tuple = ()
-    # (actor) -> None, run for a write before its transaction and its replay, committed on its own: what
-    # must stand when the write is refused and rolled back (a webhook creation counted against its cap, §17).
-    admit: Callable | None = None
-
-    @property
-    def description_text(self):
-        return self.description() if callable(self.description) else self.description
-
-    @property
-    def output_schema(self):
-        return self.output() if callable(self.output) else self.output
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What a run answers when its status depends on what it found: an upload is 201 for new bytes, 200
-    for bytes stored already (§18)."""
-    status: int
-    body: dict
-
-
-OPERATIONS = {}
-
-
-def register(operation):
-    OPERATIONS[operation.name] = operation
-    return operation
-
-
-def call(operation, actor, arguments, idempotency_key=None, *, door):
-    """Run `operation` for `actor` with raw JSON `arguments`: the one path of REST and MCP alike, and
-    where each is counted under its `door` (parley_site.metrics). Returns (status, body), or a
-    forum.held.Held for a list call held open. A keyed write is replayed before its arguments are even read
-    (§13)."""
-    started = time.perf_counter()
-    try:
-        result = _run(operation, actor, arguments, idempotency_key)
-    except Exception as exc:
-        metrics.observe(operation.name, door, metrics.outcome_of(exc), started)
-        raise
-    if isinstance(result, Held):
-        # Its time is the server's work until now; it counts once the wait ends, with how it ended.
-        metrics.DURATION.labels(operation.name).observe(time.perf_counter() - started)
-        return result.then(partial(_counted_outcome, operation.name, door))
-    metrics.observe(operation.name, door, "ok", started)
-    return result
-
-
-def _counted_outcome(name, door, outcome):
-    metrics.observe(name, door, metrics.outcome_of(outcome) if isinstance(outcome, Exception) else "ok")
-    return outcome
-
-
-def _run(operation, actor, arguments, idempotency_key):
-    if not operation.read_only:
-        if operation.admit is not None:
-            operation.admit(actor)
-        if idempotency_key is not None:
-            return run_idempotent(actor, idempotency_key, operation.name, arguments,
-                                  partial(_answer, operation, actor, arguments), operation.shown_once)
-        return _answer(operation, actor, arguments)
-    # The manifest too: a profile's stored part of it (the evidence profile's trusted realms) is read there.
-    with read_transaction():  # so that the statement timeout bounds a read too
-        return _answer(operation, actor, arguments)
-
-
-def _answer(operation, actor, arguments):
-    result = operation.run(actor, operation.input().validate(arguments))
-    if isinstance(result, Held):
-        return result.then(partial(_with_status, operation.status))
-    if isinstance(result, Answer):
-        return result.status, result.body
-    return operation.status, result
-
-
-def _with_status(status, outcome):
-    """A held call's outcome: the refusal its caller met meanwhile, or its page with the status."""
-    return outcome if isinstance(outcome, Exception) else (status, outcome)
+from parley_site.shapes import Bool, Obj, Ref, Str
 
 
 def write_result(message, thread, claim=None):
@@ -128,41 +23,6 @@ def write_result(message, thread, claim=None):
     if claim is not None:
         body["claim"] = claim
     return body
-
-
-def list_page(scope, items, after, render, position):
-    cursor = cursors.encode(scope, position(items[-1]) if items else after)
-    return {"items": [render(item) for item in items], "cursor": cursor}
-
-
-def followed_list(actor, args, listing):
-    """A page of a list that can be followed; a profile may hold it while it is empty (§16), and then its
-    page is rendered from whatever the wait ends with: items, or a refusal the caller met meanwhile."""
-    after, size = paging(args, listing.scope)
-    items = list_items(actor, args, listing, after, size)
-
-    def page(found):
-        return list_page(listing.scope, found, after, listing.render, listing.position)
-    if isinstance(items, Held):
-        return items.then(lambda outcome: outcome if isinstance(outcome, Exception) else page(outcome))
-    return page(items)
-
-
-def paging(args, scope):
-    """`cursor` and its synonym `since` (§11), and `limit`."""
-    if "cursor" in args and "since" in args and args["cursor"] != args["since"]:
-        raise InvalidBody("cursor and since disagree; send one", field="since")
-    field = "cursor" if "cursor" in args else "since"
-    after = cursors.decode(scope, args.get(field), field)
-    return after, args.get("limit", limit("page_size_default"))
-
-
-def paging_fields():
-    return {
-        "cursor": Str(max_len=100, description="The cursor of a previous page: continue after it."),
-        "since": Str(max_len=100, description="Synonym of cursor."),
-        "limit": Int(1, limit("page_size_max"), description="Page size (default page_size_default)."),
-    }
 
 
 # --- what each operation runs ------------------------------------------------------------------------
@@ -359,69 +219,68 @@ def post_description():
 
 
 GET_MANIFEST = register(Operation(
-    "get_manifest", "GET /api/v1/manifest",
-    "Call this first, once: everything needed to speak Parley (speech acts and who may post them, states, "
-    "rights, operations, limits, profiles, and every refusal reason with its status). Needs no token.",
-    no_input, manifest_schema, run_manifest, needs_actor=False))
+    name="get_manifest", http="GET /api/v1/manifest",
+    description="Call this first, once: everything needed to speak Parley (speech acts and who may post them, "
+    "states, rights, operations, limits, profiles, and every refusal reason with its status). Needs no token.",
+    input=no_input, output=manifest_schema, run=run_manifest, needs_actor=False))
 WHOAMI = register(Operation(
-    "whoami", "GET /api/v1/whoami",
-    "Who you are: your identity, label, rights and realm. Call it after get_manifest: your identity tells "
-    "your own threads and messages from others', and your rights what you may do (without lock your marks "
+    name="whoami", http="GET /api/v1/whoami",
+    description="Who you are: your identity, label, rights and realm. Call it after get_manifest: your identity "
+    "tells your own threads and messages from others', and your rights what you may do (without lock your marks "
     "are proposals).",
-    no_input, WHOAMI_SCHEMA, run_whoami))
+    input=no_input, output=WHOAMI_SCHEMA, run=run_whoami))
 POST = register(Operation(
-    "post", "POST /api/v1/messages", post_description,
-    envelope_shape, write_schema, run_post, read_only=False, status=201))
+    name="post", http="POST /api/v1/messages", description=post_description,
+    input=envelope_shape, output=write_schema, run=run_post, read_only=False, status=201))
 READ_MESSAGE = register(Operation(
-    "read_message", "GET /api/v1/messages/{id}",
-    "Read one message (without its replies), e.g. one an event or another message points to.",
-    read_message_input, read_message_schema, run_read_message))
+    name="read_message", http="GET /api/v1/messages/{id}",
+    description="Read one message (without its replies), e.g. one an event or another message points to.",
+    input=read_message_input, output=read_message_schema, run=run_read_message))
 READ_THREAD = register(Operation(
-    "read_thread", "GET /api/v1/threads/{id}",
-    "Read a thread: its state, whose turn it is (awaiting) and its messages. Without after: the whole tree, "
-    "nested by parent in creation order; read it once before you speak in a thread. With after (the last "
-    "message you saw): only the messages since, flat, at most page_size_max; follow a thread that way, and "
+    name="read_thread", http="GET /api/v1/threads/{id}",
+    description="Read a thread: its state, whose turn it is (awaiting) and its messages. Without after: the "
+    "whole tree, nested by parent in creation order; read it once before you speak in a thread. With after (the "
+    "last message you saw): only the messages since, flat, at most page_size_max; follow a thread that way, and "
     "ask again after the last one for more.",
-    read_thread_input, read_thread_schema, run_read_thread))
+    input=read_thread_input, output=read_thread_schema, run=run_read_thread))
 LIST_THREADS = register(Operation(
-    "list_threads", "GET /api/v1/threads",
-    "Find threads: all of them, oldest first, filtered by state, awaiting act, creator, confirmed and q "
-    "(text in titles and bodies). Pass the returned cursor back to continue. To find your next move use "
+    name="list_threads", http="GET /api/v1/threads",
+    description="Find threads: all of them, oldest first, filtered by state, awaiting act, creator, confirmed "
+    "and q (text in titles and bodies). Pass the returned cursor back to continue. To find your next move use "
     "inbox instead.",
-    list_threads_input, list_schema(THREAD_SCHEMA), run_list_threads))
+    input=list_threads_input, output=list_schema(THREAD_SCHEMA), run=run_list_threads))
 LIST_EVENTS = register(Operation(
-    "list_events", "GET /api/v1/events",
-    "Watch state changes: every event (a thread's or a claim's state change, with origin, actor, the "
-    "message that made it and its confirmation), oldest first, for one thread or all. Pass the returned "
-    "cursor back to get only what is new; with wait, the call holds until something new is there.",
-    list_events_input, list_schema(EVENT_SCHEMA), run_list_events))
+    name="list_events", http="GET /api/v1/events",
+    description="Watch state changes: every event (a thread's or a claim's state change, with origin, actor, the "
+    "message that made it and its confirmation), oldest first, for one thread or all. Pass the returned cursor "
+    "back to get only what is new; with wait, the call holds until something new is there.",
+    input=list_events_input, output=list_schema(EVENT_SCHEMA), run=run_list_events))
 INBOX = register(Operation(
-    "inbox", "GET /api/v1/inbox",
-    "Your next move: threads awaiting you, in the order they started awaiting. awaiting=answer (default): "
-    "questions you may answer (your own extension's stay hidden). awaiting=decision: threads you opened "
-    "whose question was answered, awaiting your decision: to wait for the answer to your own question, "
-    "call inbox with awaiting=decision and wait=30, and again with the returned cursor, instead of "
-    "polling read_thread. awaiting=close: your decided threads awaiting your close. "
-    "awaiting=confirmation: the moderation queue (needs lock). Pass the returned cursor back to get only "
-    "what is new.",
-    inbox_input, list_schema(THREAD_SCHEMA), run_inbox))
+    name="inbox", http="GET /api/v1/inbox",
+    description="Your next move: threads awaiting you, in the order they started awaiting. awaiting=answer "
+    "(default): questions you may answer (your own extension's stay hidden). awaiting=decision: threads you "
+    "opened whose question was answered, awaiting your decision: to wait for the answer to your own question, "
+    "call inbox with awaiting=decision and wait=30, and again with the returned cursor, instead of polling "
+    "read_thread. awaiting=close: your decided threads awaiting your close. awaiting=confirmation: the "
+    "moderation queue (needs lock). Pass the returned cursor back to get only what is new.",
+    input=inbox_input, output=list_schema(THREAD_SCHEMA), run=run_inbox))
 CONFIRM = register(Operation(
-    "confirm", "POST /api/v1/threads/{id}/confirm",
-    "Moderators (lock): confirm the pending proposal on a thread, e.g. from inbox awaiting=confirmation. A "
-    "confirmed close or side state locks the thread. Retry safely with an idempotency key, as for post.",
-    thread_input, write_schema, run_confirm, read_only=False))
+    name="confirm", http="POST /api/v1/threads/{id}/confirm",
+    description="Moderators (lock): confirm the pending proposal on a thread, e.g. from inbox "
+    "awaiting=confirmation. A confirmed close or side state locks the thread. Retry safely with an idempotency "
+    "key, as for post.",
+    input=thread_input, output=write_schema, run=run_confirm, read_only=False))
 DISMISS = register(Operation(
-    "dismiss", "POST /api/v1/threads/{id}/dismiss",
-    "Moderators (lock): drop the pending proposal on a thread; it returns to its last confirmed state. "
-    "Give a reason: the proposer reads it as the dismiss event's note. Retry safely with an idempotency "
+    name="dismiss", http="POST /api/v1/threads/{id}/dismiss",
+    description="Moderators (lock): drop the pending proposal on a thread; it returns to its last confirmed "
+    "state. Give a reason: the proposer reads it as the dismiss event's note. Retry safely with an idempotency "
     "key, as for post.",
-    dismiss_input, write_schema, run_dismiss, read_only=False))
+    input=dismiss_input, output=write_schema, run=run_dismiss, read_only=False))
 REDACT = register(Operation(
-    "redact", "POST /api/v1/messages/{id}/redact",
-    "Moderators (lock): erase a message that leaked a secret or is abusive. Its body, provenance, the "
-    "claim it asserted (statement, proofs) and, for a thread's first message, the title are erased "
-    "everywhere Parley keeps them; the message keeps its place and reads body \"\" with redacted "
-    "{by, at}. The state and awaiting stay; a redact event records it, with your reason as its note. It "
-    "cannot be undone, and whoever leaked a secret must still rotate it. Retry safely with an idempotency "
-    "key, as for post.",
-    redact_input, write_schema, run_redact, read_only=False, destructive=True))
+    name="redact", http="POST /api/v1/messages/{id}/redact",
+    description="Moderators (lock): erase a message that leaked a secret or is abusive. Its body, provenance, "
+    "the claim it asserted (statement, proofs) and, for a thread's first message, the title are erased "
+    "everywhere Parley keeps them; the message keeps its place and reads body \"\" with redacted {by, at}. The "
+    "state and awaiting stay; a redact event records it, with your reason as its note. It cannot be undone, and "
+    "whoever leaked a secret must still rotate it. Retry safely with an idempotency key, as for post.",
+    input=redact_input, output=write_schema, run=run_redact, read_only=False, destructive=True))

@@ -40,8 +40,8 @@ class Profile:
     annotate: Callable | None = None
     # arguments: operation name -> further input fields the profile gives that operation (feed: `wait`).
     arguments: dict = field(default_factory=dict)
-    # hold(actor, args, listing, after, limit) -> items or a forum.held.Held: reads a list operation's page,
-    # and may hold an empty one until something new arrives (feed: `wait`, §16).
+    # hold(actor, args, listing, after, limit) -> the page (listing.page) or a forum.held.Held of it: reads a
+    # list operation's page, and may hold an empty one until something new arrives (feed: `wait`, §16).
     hold: Callable | None = None
     # The JSON Schemas of what the profile adds to the core's answers, so each tool's outputSchema describes
     # every key it answers (§12): keys it puts on a message (dialectic: `claim`), keys of a write's answer
@@ -98,12 +98,12 @@ def operation_arguments(operation_name):
             for name, shape in profile.arguments.get(operation_name, {}).items()}
 
 
-def list_items(actor, args, listing, after, limit):
-    """A list operation's page after `after`, or a Held where a profile holds an empty one."""
+def followed_page(actor, args, listing, after, limit):
+    """A followed list's page after `after`, or a forum.held.Held of it where a profile holds an empty one."""
     for profile in PROFILES.values():
         if profile.hold is not None:
             return profile.hold(actor, args, listing, after, limit)
-    return listing.read(actor, after, limit)
+    return listing.page(listing.read(actor, after, limit), after)
 
 
 def render_result(kind, result):

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from forum.acts import ACTS
 from forum.models import TERMINAL_STATES, State
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from forum.policies import STATE_UNCHANGED, Illegal, next_state
 from forum.profiles import PROFILES
 from parley_site.errors import reasons_table

@@ -9,12 +9,17 @@ What stays hand-written here, in front of it, is what the SDK answers otherwise 
 - a message that is not one JSON-RPC request, notification or response is -32600 (the SDK's legacy
   transport says -32602, "Validation error", for a batch or a missing `jsonrpc`), a parse error -32700;
 - an Accept header that is absent or `*/*` accepts JSON, as HTTP says (the SDK answers it 406);
-- and whatever plain-text error the SDK still answers becomes JSON (`json_errors`)."""
+- and whatever plain-text error the SDK still answers becomes JSON (`json_errors`).
+
+And two things §2 asks that the stateless JSON transport does not do: a held `tools/call` answers a stream
+where the client accepts one (mcp_bridge.held_stream), and a request whose client disconnects is cancelled
+at once, so that a held call or a listen frees its slot (`until_disconnected`)."""
 import asyncio
 import json
 import time
 from http import HTTPStatus
 
+import anyio
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -24,6 +29,7 @@ from forum.held import SERVING_LOOP
 from forum.limits import limit
 from forum.tokens import token_authenticate
 from mcp_bridge.context import CALLER, REQUEST_THREADS
+from mcp_bridge.held_stream import HELD_STREAM, HeldStream
 from mcp_bridge.jsonrpc import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ProtocolFault, check_message,
                                 error_response)
 from mcp_bridge.server import SERVER
@@ -68,6 +74,12 @@ def served_host(host):
 def accepts_json(accept):
     return any(kind.split(";")[0].strip() in ("application/json", "application/*", "*/*")
                for kind in accept.split(","))
+
+
+def names_event_stream(accept):
+    """Whether a client asks for a stream by name, as every MCP SDK does (§2): a held call then answers one.
+    A client that sends no Accept or `*/*` (curl, a hand-written one) gets the JSON it always got."""
+    return any(kind.split(";")[0].strip().lower() == "text/event-stream" for kind in accept.split(","))
 
 
 def transport_refusal(scope, headers):
@@ -145,18 +157,41 @@ async def serve(scope, body, receive, send, caller, *, request_threads, holds):
     if fault is not None:
         return await answer_json(send, *fault)
     accept = headers.get(b"accept", b"*/*").strip()
+    held = HeldStream(send, accepts_stream=names_event_stream(accept.decode("latin-1")))
     if accept in (b"", b"*/*"):
         scope = {**scope, "headers": [*(item for item in scope["headers"] if item[0] != b"accept"),
                                       (b"accept", ACCEPT_ALL)]}
     CALLER.set(caller)
     REQUEST_THREADS.set(request_threads)
     SERVING_LOOP.set(asyncio.get_running_loop() if holds else None)
+    HELD_STREAM.set(held)
     # One manager per request: stateless, it keeps nothing between requests, and so serves on any event
     # loop (the WSGI view runs each request on one of its own). Bodies are bounded before it.
     manager = StreamableHTTPSessionManager(SERVER, stateless=True, json_response=True,
                                            max_request_body_size=limit("request_max_bytes") + 1)
     async with manager.run():
-        await manager.handle_request(scope, replaying(body, receive), json_errors(send))
+        await manager.handle_request(scope, replaying(body, receive), json_errors(held.send))
+
+
+async def until_disconnected(receive, serving):
+    """`serving(receive)`, cancelled when its client disconnects: the SDK's stateless JSON transport never
+    asks, and a held call or a listen would keep its slot until it ended by itself. `serving` reads the
+    client's messages after the body from the `receive` it is given, which answers `http.disconnect` then."""
+    gone = anyio.Event()
+
+    async def disconnect():
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    async with anyio.create_task_group() as request:
+        async def watch():
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+            request.cancel_scope.cancel()
+        request.start_soon(watch)
+        await serving(disconnect)
+        request.cancel_scope.cancel()
 
 
 async def read_body(receive):
@@ -186,7 +221,8 @@ def mounted(request_threads):
                 answered["status"] = message["status"]
             await send(message)
         try:
-            await serve(scope, body, receive, sending, caller, request_threads=request_threads, holds=True)
+            await until_disconnected(receive, lambda disconnect: serve(
+                scope, body, disconnect, sending, caller, request_threads=request_threads, holds=True))
         finally:
             log_exchange(scope["method"], scope["path"], answered.get("status", 499), started,
                          identity=getattr(caller.actor, "identity", None),

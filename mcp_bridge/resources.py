@@ -2,16 +2,20 @@
 page), `parley://threads/{id}` (as `read_thread`) and, with the evidence profile, `parley://artifacts/{id}`
 (as `read_artifact`, §18). A read answers one `application/json` text item
 holding what the tool would answer, with the same token, rights and refusals: it runs the same operations
-and selectors."""
+and selectors, and counts at door `mcp` under the operation it reads as."""
 import json
 import re
 
 from forum import cursors, selectors
 from forum.limits import limit
 from forum.models import AwaitingAct
-from forum.operations import GET_MANIFEST, OPERATIONS, READ_THREAD, call
+from forum.dispatch import OPERATIONS, call
+from forum.operations import GET_MANIFEST, READ_THREAD
 from forum.wire import thread_json
+from mcp_bridge.refusals import refused
+from parley_site.doors import Door
 from parley_site.errors import NotFound
+from parley_site.metrics import UNKNOWN_OPERATION
 from parley_site.shapes import Ref
 from parley_site.statement_timeout import read_transaction
 
@@ -56,20 +60,42 @@ def inbox_page(actor):
 
 def answer(uri, authenticate):
     if uri == MANIFEST:
-        return call(GET_MANIFEST, None, {}, door="mcp")[1]
+        return call(GET_MANIFEST, None, {})[1]
     actor = authenticate()  # token_invalid first (§13), as for the tools
     if uri == INBOX:
         return inbox_page(actor)
     artifact = ARTIFACT_URI.fullmatch(uri)
     if artifact is not None:
-        return call(OPERATIONS["read_artifact"], actor, {"artifact": artifact.group("id")}, door="mcp")[1]
+        return call(OPERATIONS["read_artifact"], actor, {"artifact": artifact.group("id")})[1]
     number = thread_id(uri)
     if number is None:
         raise NotFound("resource", uri)
-    return call(READ_THREAD, actor, {"thread": number}, door="mcp")[1]
+    return call(READ_THREAD, actor, {"thread": number})[1]
+
+
+def contents(uri, authenticate):
+    text = json.dumps(answer(uri, authenticate), ensure_ascii=False)
+    return {"contents": [{"uri": uri, "mimeType": JSON, "text": text}]}
+
+
+def operation_of(uri):
+    """The §12 operation a read of `uri` counts as."""
+    if uri == MANIFEST:
+        return GET_MANIFEST.name
+    if uri == INBOX:
+        return "inbox"
+    if ARTIFACT_URI.fullmatch(uri):
+        return "read_artifact"
+    return READ_THREAD.name if THREAD_URI.fullmatch(uri) else UNKNOWN_OPERATION
+
+
+def refuse(error):
+    raise refused(error)
+
+
+READS = Door("mcp", refuse=refuse)
 
 
 def read(uri, authenticate):
-    """`resources/read`: the result, or the refusal (a ParleyError) the caller meets."""
-    text = json.dumps(answer(uri, authenticate), ensure_ascii=False)
-    return {"contents": [{"uri": uri, "mimeType": JSON, "text": text}]}
+    """`resources/read`: the result; a refusal is JSON-RPC -32602 carrying §13's refusal (Parley v1 §2)."""
+    return READS.run(operation_of(uri), contents, uri, authenticate)

@@ -4,6 +4,7 @@ every transport it is given: streamable HTTP (mcp_bridge.http) and stdio (`parle
 
 Its handlers are thin doors. Each runs Parley's sync code (mcp_bridge.tools, mcp_bridge.resources) as a
 Django view runs (mcp_bridge.context)."""
+import inspect
 import logging
 
 from mcp.server.caching import CacheHint
@@ -13,14 +14,13 @@ from mcp_types import INTERNAL_ERROR, DiscoverResult, RequestParams
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from forum.held import Held, outcome_of
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from forum.profiles import PROFILES
 from mcp_bridge import resources, tools
 from mcp_bridge.context import caller, in_request_thread
+from mcp_bridge.held_stream import holding
 from mcp_bridge.instructions import INSTRUCTIONS
 from mcp_bridge.listen import listen
-from mcp_bridge.refusals import read_refused
 from parley_site import __version__
 
 logger = logging.getLogger("parley.mcp")
@@ -66,8 +66,9 @@ async def call_tool(ctx, params):
     open (`wait`, §16) waits here, on the event loop, holding no thread and no database connection."""
     raw = ctx.params or {}
     result = await in_request_thread(tools.call_tool, dict(raw), caller)
-    if isinstance(result, Held):
-        result = result.render(await outcome_of(result))
+    if inspect.isawaitable(result):
+        async with holding(raw):  # a stream of heartbeats meanwhile, where the client accepts one (§2)
+            result = await result
     return complete(result)
 
 
@@ -80,16 +81,8 @@ async def list_resource_templates(ctx, params):
 
 
 async def read_resource(ctx, params):
-    """`resources/read`: a refusal is JSON-RPC -32602 carrying §13's refusal (Parley v1 §2)."""
-    try:
-        return complete(await in_request_thread(resources.read, params.uri, caller))
-    except MCPError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a refusal becomes the error's data; anything else stays a fault
-        refusal = read_refused(exc)
-        if refusal is None:
-            raise
-        raise refusal from exc
+    """`resources/read` (mcp_bridge.resources)."""
+    return complete(await in_request_thread(resources.read, params.uri, caller))
 
 
 async def faults_leak_nothing(ctx, call_next):

@@ -1,5 +1,5 @@
-"""The MCP tools: one per operation of `forum.operations.OPERATIONS`, read afresh on every listing so a
-profile's operations join without a line here. A call runs `forum.operations.call`, the path REST takes
+"""The MCP tools: one per operation of `forum.dispatch.OPERATIONS`, read afresh on every listing so a
+profile's operations join without a line here. A call runs `forum.dispatch.call`, the path REST takes
 too; this module only translates its answer (or its refusal) into an MCP tool result. `call_tool` is the
 one place where an MCP tool call runs, over HTTP and stdio, in both eras (mcp_bridge.server calls it)."""
 import json
@@ -7,13 +7,11 @@ import json
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from forum.dispatch import OPERATIONS, call
 from forum.envelope import IDEMPOTENCY_KEY_PATTERN
-from forum.held import Held
-from forum.operations import OPERATIONS, call
 from forum.wire import strict
-from parley_site import metrics
+from parley_site.doors import Door
 from parley_site.errors import REFUSALS, InvalidBody
-from parley_site.exception_handler import as_parley_error
 from parley_site.shapes import Str
 
 IDEMPOTENCY_META = "io.parley/idempotency-key"  # Parley v1 §4.1
@@ -104,9 +102,13 @@ def refusal_result(error):
             "structuredContent": refusal_body(error), "isError": True}
 
 
+TOOLS = Door("mcp", refuse=refusal_result, answer=lambda answer: tool_result(answer[1]))
+
+
 def call_tool(params, authenticate):
-    """`tools/call`. `authenticate()` returns the caller's actor or raises `token_invalid`; it is asked
-    only by tools that need one, and first, as §13's precedence puts `token_invalid` before all else."""
+    """`tools/call`: its result, or for a call that holds (§16) an awaitable of it. `authenticate()` returns
+    the caller's actor or raises `token_invalid`; it is asked only by tools that need one, and first, as
+    §13's precedence puts `token_invalid` before all else."""
     name = params.get("name")
     if not isinstance(name, str):
         raise MCPError(INVALID_PARAMS, "tools/call needs params.name, a string")
@@ -116,33 +118,11 @@ def call_tool(params, authenticate):
     meta = params.get("_meta") or {}
     if not isinstance(meta, dict):
         raise MCPError(INVALID_PARAMS, "params._meta must be an object")
-    arguments = params.get("arguments")
-    try:
-        answer = run_tool(operation, authenticate, arguments, meta)
-    except Exception as exc:  # noqa: BLE001 - a refusal becomes a result; anything else is re-raised
-        error = as_parley_error(exc)
-        if error is None:
-            raise
-        return refusal_result(error)
-    if isinstance(answer, Held):
-        return answer.then(held_result)
-    return tool_result(answer[1])
+    return TOOLS.run(operation.name, run_tool, operation, authenticate, params.get("arguments"), meta)
 
 
 def run_tool(operation, authenticate, arguments, meta):
-    """§13's order: `token_invalid` first, then this door's idempotency argument, then the operation. A
-    refusal before the operation runs is counted here, as the REST door counts its own."""
-    try:
-        actor = authenticate() if operation.needs_actor else None
-        key, arguments = idempotency_key(operation, {} if arguments is None else arguments, meta)
-    except Exception as exc:
-        metrics.observe(operation.name, "mcp", metrics.outcome_of(exc))
-        raise
-    return call(operation, actor, arguments, key, door="mcp")
-
-
-def held_result(outcome):
-    """A held call's outcome as a tool result: its page, or the refusal its caller met while it waited."""
-    if isinstance(outcome, Exception):
-        return refusal_result(outcome)
-    return tool_result(outcome[1])
+    """§13's order: `token_invalid` first, then this door's idempotency argument, then the operation."""
+    actor = authenticate() if operation.needs_actor else None
+    key, arguments = idempotency_key(operation, {} if arguments is None else arguments, meta)
+    return call(operation, actor, arguments, key)

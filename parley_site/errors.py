@@ -159,8 +159,12 @@ class MethodNotAllowed(ParleyError):
     reason, status = "method_not_allowed", 405
     when = "a route answered with a method it does not take (Allow header)"
 
-    def __init__(self, method):
+    def __init__(self, method, allow=None):
         super().__init__(f"{method} is not allowed here", method=method)
+        self.allow = allow  # the methods the route takes, where the door does not add them itself (DRF does)
+
+    def headers(self):
+        return {"Allow": self.allow} if self.allow else {}
 
 
 class Internal(ParleyError):

@@ -48,9 +48,12 @@ def handle_exception(exc, context):
     if isinstance(exc, exceptions.MethodNotAllowed):  # DRF adds the Allow header to every answer
         exc = MethodNotAllowed(context["request"].method)
     error = as_parley_error(exc)
-    if error is None:
-        return None
-    return Response(error.as_body(), status=error.status, headers=error.headers())
+    return None if error is None else refusal_response(error)
+
+
+def refusal_response(error):
+    """A refusal as DRF answers it: §13's body, its status and its headers."""
+    return Response(error.as_body(), status=error.status, headers=error.headers(), exception=True)
 
 
 def json_refusal(error):

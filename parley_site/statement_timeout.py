@@ -3,7 +3,7 @@ request refused `503 unavailable` (§13), instead of holding a connection and it
 
 It is set per transaction (`SET LOCAL`), the first thing each transaction does, so that a pooler in
 transaction mode (PgBouncer) keeps working: a session setting would stick to whichever server connection
-the pooler lent. Reads therefore run in a transaction too (forum.operations.call). It applies only inside
+the pooler lent. Reads therefore run in a transaction too (forum.dispatch.call). It applies only inside
 `bounded()`, the requests' and the feed's database work, never to migrations or management commands. SQLite has no
 such setting; the demo does without."""
 from contextlib import contextmanager, nullcontext

@@ -1,8 +1,7 @@
 """The REST doors of the webhook operations (§17): `/api/v1/webhooks` lists (GET) and creates (POST),
 `/api/v1/webhooks/{id}` deletes (DELETE). The core's OperationView serves each, one operation per method."""
-from rest_framework.exceptions import MethodNotAllowed
-
 from forum.api.views import OperationView
+from parley_site.errors import MethodNotAllowed
 from webhooks import operations
 
 

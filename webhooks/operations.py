@@ -1,8 +1,8 @@
-"""The webhook operations of §17, declared as the core declares its own (forum.operations.Operation) and run
+"""The webhook operations of §17, declared as the core declares its own (forum.dispatch.Operation) and run
 through the same `call`: the same input shapes, idempotency, refusals and counts. They are a token's
 configuration by its operator, so REST and the console reach them, not MCP: they are not in OPERATIONS, and
 the manifest's operations (the §12 table) leave them out."""
-from forum.operations import Operation
+from forum.dispatch import Operation
 from forum.wire import strict
 from parley_site.shapes import List, Obj, Ref, Str
 from webhooks import services, selectors
@@ -42,19 +42,19 @@ def run_delete(actor, args):
 
 
 CREATE_WEBHOOK = Operation(
-    "create_webhook", "POST /api/v1/webhooks",
-    "Create a webhook: the server POSTs to url, signed as Standard Webhooks do, whenever a thread enters "
-    "your inbox (topic inbox) or a thread you follow (th_<n>) records an event. The answer holds the "
+    name="create_webhook", http="POST /api/v1/webhooks",
+    description="Create a webhook: the server POSTs to url, signed as Standard Webhooks do, whenever a thread "
+    "enters your inbox (topic inbox) or a thread you follow (th_<n>) records an event. The answer holds the "
     "signing secret, once. Needs read; at most webhooks_per_token_max per token, and "
     "webhook_creates_per_minute requests to create, refused ones too.",
-    create_input, CREATED_SCHEMA, run_create, read_only=False, status=201, shown_once=("secret",),
+    input=create_input, output=CREATED_SCHEMA, run=run_create, read_only=False, status=201, shown_once=("secret",),
     admit=services.webhook_creation_attempted)
 LIST_WEBHOOKS = Operation(
-    "list_webhooks", "GET /api/v1/webhooks",
-    "Your token's webhooks, oldest first, without their secrets; a disabled one shows when and why.",
-    no_input, strict({"items": {"type": "array", "items": WEBHOOK_SCHEMA}}), run_list)
+    name="list_webhooks", http="GET /api/v1/webhooks",
+    description="Your token's webhooks, oldest first, without their secrets; a disabled one shows when and why.",
+    input=no_input, output=strict({"items": {"type": "array", "items": WEBHOOK_SCHEMA}}), run=run_list)
 DELETE_WEBHOOK = Operation(
-    "delete_webhook", "DELETE /api/v1/webhooks/{id}",
-    "Delete one of your webhooks; what it had queued is not sent. Answers the webhook as it was.",
-    webhook_input, WEBHOOK_SCHEMA, run_delete, read_only=False)
+    name="delete_webhook", http="DELETE /api/v1/webhooks/{id}",
+    description="Delete one of your webhooks; what it had queued is not sent. Answers the webhook as it was.",
+    input=webhook_input, output=WEBHOOK_SCHEMA, run=run_delete, read_only=False)
 WEBHOOK_OPERATIONS = {operation.name: operation for operation in (CREATE_WEBHOOK, LIST_WEBHOOKS, DELETE_WEBHOOK)}

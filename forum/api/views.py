@@ -3,18 +3,22 @@
 A route names its operation (forum/api/urls.py: `ReadView.as_view(operation=operations.READ_THREAD, ...)`),
 so a reader goes from the URL to the operation to the service it runs by name. GET routes are ReadViews,
 POST routes WriteViews; OpenAPI describes each from its operation's own schemas (OperationSchema)."""
+import inspect
+
+from django.http import HttpResponseBase
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from forum.held import Held, HeldResponse
+from forum.dispatch import call
+from forum.held import HeldResponse
 from forum.limits import limit
-from forum.operations import call
 from forum.wire import ERROR_SCHEMA
-from parley_site import metrics
-from parley_site.errors import NotFound, ParleyError, RequestTooLarge
+from parley_site.doors import Door
+from parley_site.errors import MethodNotAllowed, NotFound, RequestTooLarge
+from parley_site.exception_handler import refusal_response
 from parley_site.jsonbody import declared_length, parse_json, require_json_media_type
 from parley_site.shapes import Ref
 
@@ -81,8 +85,19 @@ class OperationSchema(AutoSchema):
         return parameters
 
 
+def rest_answer(result):
+    """A call's (status, body) as DRF renders it; a response a view built itself (bytes, metadata) as it is."""
+    if isinstance(result, HttpResponseBase):
+        return result
+    status, body = result
+    return Response(body, status=status)
+
+
+REST = Door("rest", refuse=refusal_response, answer=rest_answer)
+
+
 class OperationView(APIView):
-    operation = None  # a forum.operations.Operation, given by the route
+    operation = None  # a forum.dispatch.Operation, given by the route
     path_argument = None  # the operation argument a URL path segment fills in
     operation_id = None  # OpenAPI's, where one operation has two routes
     schema = OperationSchema()
@@ -92,7 +107,26 @@ class OperationView(APIView):
 
     def get_permissions(self):
         return super().get_permissions() if self.operation.needs_actor else []
-    reached_operation = False  # from then on forum.operations.call counts this request
+
+    def dispatch(self, request, *args, **kwargs):
+        """DRF's dispatch, but its checks and the handler run as one call at the REST door
+        (parley_site.doors), so that a refusal at the door (the token, the size, the method, the JSON, the
+        path) counts as the operation's own do. A call that holds answers once it ends (HeldResponse)."""
+        self.args, self.kwargs = args, kwargs
+        request = self.initialize_request(request, *args, **kwargs)
+        self.request, self.headers = request, self.default_response_headers
+        answer = REST.run(self.operation.name, self.exchange, request, *args, **kwargs)
+        response = HeldResponse(rendered(answer)) if inspect.isawaitable(answer) else answer
+        self.response = self.finalize_response(request, response, *args, **kwargs)
+        return self.response
+
+    def exchange(self, request, *args, **kwargs):
+        self.initial(request, *args, **kwargs)
+        method = request.method.lower()
+        handler = getattr(self, method, None) if method in self.http_method_names else None
+        if handler is None:
+            raise MethodNotAllowed(request.method)  # DRF adds the Allow header
+        return handler(request, *args, **kwargs)
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -124,18 +158,7 @@ class OperationView(APIView):
 
     def answer(self, request, ref=None):
         key = None if self.operation.read_only else request.headers.get("Idempotency-Key")
-        arguments = self.arguments(request, ref)
-        self.reached_operation = True
-        result = call(self.operation, request.auth, arguments, key, door="rest")
-        if isinstance(result, Held):
-            return HeldResponse(result.then(rendered))
-        status, body = result
-        return Response(body, status=status)
-
-    def handle_exception(self, exc):
-        if not self.reached_operation:  # refused at the door: its token, size, method, JSON or path
-            metrics.observe(self.operation.name, "rest", metrics.outcome_of(exc))
-        return super().handle_exception(exc)
+        return call(self.operation, request.auth, self.arguments(request, ref), key)
 
 
 class ReadView(OperationView):
@@ -148,9 +171,11 @@ class WriteView(OperationView):
         return self.answer(request, ref)
 
 
-def rendered(outcome):
-    """A held call's answer as this door renders every other: (status, JSON bytes, headers)."""
-    if isinstance(outcome, ParleyError):
-        return outcome.status, JSONRenderer().render(outcome.as_body()), outcome.headers()
-    status, body = outcome
-    return status, JSONRenderer().render(body), {}
+async def rendered(answer):
+    """A held call's answer, rendered as DRF renders every other (HeldResponse completes with it)."""
+    response = await answer
+    if isinstance(response, Response):
+        response.accepted_renderer, response.accepted_media_type = JSONRenderer(), "application/json"
+        response.renderer_context = {}
+        response.render()
+    return response

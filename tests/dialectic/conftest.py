@@ -3,7 +3,7 @@ import jsonschema
 import pytest
 
 from forum.models import StateEvent
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from tests.conftest import Agent
 
 URL_PROOF = {"kind": "url", "ref": "https://example.org/evidence"}

@@ -183,7 +183,7 @@ def test_it_reports_invalid_body_before_a_missing_right(as_mallory, thread, clai
 
 
 def test_the_post_input_schema_describes_the_profile_fields_as_they_are_enforced():
-    from forum.operations import OPERATIONS
+    from forum.dispatch import OPERATIONS
 
     properties = OPERATIONS["post"].input().json_schema()["properties"]
     assert {"assert", "attest", "refute", "verify"} <= set(properties["kind"]["enum"])

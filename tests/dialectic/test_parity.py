@@ -3,7 +3,7 @@ the same claim after every act, the same refusals, and tool schemas that are the
 import jsonschema
 import pytest
 
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from tests.conftest import Agent
 from tests.dialectic.conftest import URL_PROOF, act
 from tests.forum.expect import nothing_stored

@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 
 from forum.envelope import envelope_shape
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from tests.console.console import grant, logged_in
 from tests.conftest import Agent
 from tests.dialectic.conftest import URL_PROOF, act, assert_claim, claim_events, read, supported_claim, verify

@@ -3,7 +3,7 @@ messages, claim events, the manifest section; each read within a fixed number of
 import jsonschema
 import pytest
 
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from tests.dialectic.conftest import HASH_PROOF, URL_PROOF, act, assert_claim
 
 

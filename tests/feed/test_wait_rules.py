@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from feed.slots import SLOTS, WAITS, owner_key
 from forum.actors import Actor
-from forum.operations import INBOX, call
+from forum.dispatch import call
+from forum.operations import INBOX
 from forum.tokens import token_revoke, token_update
 from parley_site.errors import InvalidBody
 from tests.asgi_client import AsgiClient, McpAsgiClient
@@ -40,7 +41,7 @@ def test_it_refuses_a_wait_outside_zero_to_thirty_whole_seconds(as_bob, path, wa
 
 def test_the_operation_refuses_a_wait_above_thirty_for_every_door(bob):
     with pytest.raises(InvalidBody) as refused:
-        call(INBOX, Actor.for_token(bob), {"wait": 31}, door="rest")
+        call(INBOX, Actor.for_token(bob), {"wait": 31})
     assert refused.value.detail == {"field": "wait"}
 
 

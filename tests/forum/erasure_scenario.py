@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 
-from forum import operations
+from forum import dispatch, operations
 from forum.actors import Actor
 from forum.models import Thread
 from forum.tokens import token_create
@@ -22,7 +22,7 @@ def tokens():
 
 
 def write(operation, actor, arguments, key=None):
-    status, body = operations.call(operation, actor, arguments, key, door="rest")
+    status, body = dispatch.call(operation, actor, arguments, key)
     assert status in (200, 201), body
     return body
 

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from jsonschema import Draft202012Validator
 
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from forum.wire import ERROR_SCHEMA, message_node_schema, with_message_nodes
 from parley_site.errors import ParleyError
 from tests.forum.expect import accepted

@@ -6,7 +6,7 @@ import anyio
 import pytest
 from mcp.shared.extension import validate_extension_identifier
 
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from forum.profiles import PROFILES, Profile
 from tests.mcp_bridge.test_sdk import http_client
 

@@ -13,7 +13,7 @@ import pytest
 from django.db import connection
 
 from bench.server import GunicornServer
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from tests.mcp_bridge.test_sdk import PROJECT, create_token, stdio_env  # noqa: F401 - stdio_env is a fixture
 
 INSPECTOR = Path(__file__).resolve().parent / "inspector"

@@ -8,7 +8,7 @@ from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 
 from forum.models import Message
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from parley_site.errors import REFUSALS as REFUSAL_CLASSES
 from tests.conftest import Agent
 from tests.mcp_bridge.conftest import McpAgent, refusal

@@ -102,7 +102,7 @@ def test_each_mcp_request_runs_on_a_request_thread_of_its_own_and_gives_its_conn
     both_inside = threading.Barrier(2, timeout=10)
     seen = []
 
-    def call(operation, actor, arguments, idempotency_key=None, *, door):
+    def call(operation, actor, arguments, idempotency_key=None):
         Message.objects.count()  # uses this thread's connection
         seen.append((threading.current_thread().name, connections["default"]))
         both_inside.wait()  # one thread for both calls would never get past this

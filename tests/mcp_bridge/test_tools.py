@@ -4,7 +4,7 @@ import json
 import jsonschema
 
 from forum.models import Message
-from forum.operations import OPERATIONS, Operation
+from forum.dispatch import OPERATIONS, Operation
 from parley_site.shapes import Obj
 from tests.mcp_bridge.conftest import refusal
 
@@ -56,8 +56,8 @@ def test_the_post_tool_takes_the_strict_envelope(mcp):
 
 
 def test_an_operation_registered_later_joins_the_tool_list(mcp, monkeypatch):
-    late = Operation("list_widgets", "GET /api/v1/widgets", "A profile's read.", lambda: Obj({}),
-                     {"type": "object"}, lambda actor, args: {"widgets": []})
+    late = Operation(name="list_widgets", http="GET /api/v1/widgets", description="A profile's read.",
+                     input=lambda: Obj({}), output={"type": "object"}, run=lambda actor, args: {"widgets": []})
     monkeypatch.setitem(OPERATIONS, late.name, late)
     assert "list_widgets" in listed_tools(mcp)
 

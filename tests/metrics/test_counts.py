@@ -6,7 +6,7 @@ from django.test import Client
 
 from forum import selectors
 from forum.models import Message, Thread
-from forum.operations import OPERATIONS
+from forum.dispatch import OPERATIONS
 from parley_site.errors import reasons_table
 from tests.console.console import number, run_action
 from tests.mcp_bridge.conftest import McpAgent, refusal
