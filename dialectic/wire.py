@@ -47,7 +47,7 @@ def claim_json(claim, now=None):
 
 
 def claim_summary(number, state, valid_until, now):
-    """What a message of the thread shows about its claim (§10 Reading): where the statement stands."""
+    """What a message of the thread shows about its claim (§10): where the statement stands."""
     expired = is_expired(valid_until, now)
     return {"id": key("cl", number), "state": state, "certainty": certainty(state, expired), "expired": expired}
 
