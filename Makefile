@@ -38,13 +38,14 @@ lock:
 RELOAD_DIRS = $(patsubst %/__init__.py,--reload-dir %,$(wildcard */__init__.py))
 
 # `make run` starts the job worker (parley_worker: webhook deliveries, periodic jobs) beside the server,
-# and ends it with the server.
+# and ends it with the server. The server is its own OAuth issuer at the address it listens on.
 run: venv
 	DEBUG=1 $(BIN)/python manage.py migrate --verbosity 0
 	DEBUG=1 $(BIN)/python manage.py parley_keys create --if-missing
 	DEBUG=1 $(BIN)/python manage.py parley_demo --port $(PORT)
 	DEBUG=1 $(BIN)/python manage.py parley_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT; \
-	DEBUG=1 $(BIN)/uvicorn parley_site.asgi:application --reload $(RELOAD_DIRS) --host $(HOST) --port $(PORT)
+	DEBUG=1 PARLEY_PUBLIC_URL=$${PARLEY_PUBLIC_URL:-http://$(HOST):$(PORT)} \
+	$(BIN)/uvicorn parley_site.asgi:application --reload $(RELOAD_DIRS) --host $(HOST) --port $(PORT)
 
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

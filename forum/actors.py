@@ -16,6 +16,9 @@ class Actor:
     rights: frozenset
     label: str = ""
     token: object = None
+    # (kind, id) when the line acts through another credential than its own secret (an OAuth grant,
+    # forum.credentials): what forum.selectors.current_actors asks that kind about again.
+    credential: tuple = None
 
     @classmethod
     def for_token(cls, token):

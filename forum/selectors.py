@@ -5,7 +5,7 @@ from django.db import connection
 from django.db.models import Case, F, Max, OuterRef, Q, Subquery, When
 from django.utils import timezone
 
-from forum import limits
+from forum import credentials, limits
 from forum.actors import Actor
 from forum.filters import ThreadFilter
 from forum.models import TERMINAL_STATES, AwaitingAct, Message, Right, StateEvent, Thread, Token
@@ -56,7 +56,10 @@ def unexpired_tokens(now):
 
 
 def actor_key(actor):
-    """What the database knows a caller by: its token, or for a human its username."""
+    """What the database knows a caller by: the credential it came with when not its line's own secret (an
+    OAuth grant, forum.credentials), its token, or for a human its username."""
+    if actor.credential is not None:
+        return actor.credential
     if actor.token is not None:
         return ("token", actor.token.pk)
     return ("human", actor.label)
@@ -65,10 +68,15 @@ def actor_key(actor):
 def current_actors(keys):
     """actor_key -> the caller as the database has it now, or None when it may no longer read at all (a
     revoked or expired token; a user no longer active staff, whom authentication would refuse). One query
-    for all the tokens, and one for the humans (rare: a moderator's browser)."""
+    for all the tokens, one for the humans (rare: a moderator's browser), and one per other kind of
+    credential asked about (forum.credentials)."""
     token_ids = [ref for kind, ref in keys if kind == "token"]
     usernames = [ref for kind, ref in keys if kind == "human"]
     found = {}
+    for name, kind in credentials.KINDS.items():
+        ids = [ref for key_kind, ref in keys if key_kind == name]
+        if ids:
+            found.update(((name, ref), actor) for ref, actor in kind.current(ids).items())
     if token_ids:
         tokens = unexpired_tokens(timezone.now()).filter(pk__in=token_ids).only(*ACTOR_FIELDS)
         found.update((("token", token.pk), Actor.for_token(token)) for token in tokens)

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from forum.actors import Actor
+from forum.credentials import kind_of_secret
 from forum.models import Right, Token
 from forum.selectors import token_by_secret
 
@@ -23,13 +24,23 @@ MAX_GRACE_SECONDS = 30 * 24 * 3600  # a rotation's old secret works at most this
 
 def token_authenticate(secret):
     """The actor behind a bearer token, or `token_invalid` (§3). Every door's authentication calls this; it
-    records when the token was last used, at most once per LAST_USED_PRECISION."""
+    records when the token was last used, at most once per LAST_USED_PRECISION. A secret of another kind
+    of credential (an OAuth access token, forum.credentials) is that kind's to authenticate."""
+    kind = kind_of_secret(secret)
+    if kind is not None:
+        return kind.authenticate(secret)
     token = token_by_secret(secret)
-    now = timezone.now()
-    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > LAST_USED_PRECISION:
-        Token.objects.filter(pk=token.pk).update(last_used_at=now)
-        token.last_used_at = now
+    record_use(token)
     return Actor.for_token(token)
+
+
+def record_use(row):
+    """Set `last_used_at` of `row` (a token, or another credential's row) to now, unless it was set less
+    than LAST_USED_PRECISION ago."""
+    now = timezone.now()
+    if row.last_used_at is None or (now - row.last_used_at).total_seconds() > LAST_USED_PRECISION:
+        type(row).objects.filter(pk=row.pk).update(last_used_at=now)
+        row.last_used_at = now
 
 
 def new_secret():

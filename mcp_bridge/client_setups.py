@@ -1,5 +1,6 @@
 """Ready-to-paste MCP client set-ups for one token: what `make run` prints (via the demo command), so that a
-newcomer connects Claude Code, Cursor, VS Code or a desktop host without reading a line of documentation."""
+newcomer connects Claude Code, Cursor, VS Code, a desktop host or a hosted connector without reading a line
+of documentation."""
 import json
 import shlex
 from pathlib import Path
@@ -7,6 +8,7 @@ from urllib.parse import urlsplit
 
 SERVER_NAME = "parley"
 STDIO_COMMAND = "parley_mcp_stdio"
+MCP_REMOTE = "mcp-remote@0.15.1"  # the npm package, pinned as tests/production/mcp_remote/ checks it
 
 
 def http_entry(url, secret):
@@ -23,9 +25,18 @@ def stdio_entry(python, manage_py, secret, database_url=None):
     return {"command": str(python), "args": [str(manage_py), STDIO_COMMAND], "env": env}
 
 
+def mcp_remote_entry(url, secret):
+    """A host that starts only stdio servers reaches the HTTP server through mcp-remote (npm), which passes
+    the header on. The secret travels in the environment: some hosts split arguments at spaces."""
+    return {"command": "npx", "args": ["-y", MCP_REMOTE, url, "--header", "Authorization:${PARLEY_AUTHORIZATION}"],
+            "env": {"PARLEY_AUTHORIZATION": f"Bearer {secret}"}}
+
+
 def client_setups(url, secret, python, manage_py, database_url=None):
     """(title, text) for each client: Claude Code's command line, the `mcpServers` JSON of Cursor and most
-    hosts, VS Code's `servers` JSON, and a stdio entry for desktop hosts (Claude Desktop and others)."""
+    hosts, VS Code's `servers` JSON, a stdio entry for desktop hosts (Claude Desktop and others), the same
+    through mcp-remote to this server over HTTP, and the address a host that signs in with OAuth is given
+    (oauth.door: no token to paste; a moderator allows it in the console)."""
     claude = (f"claude mcp add --transport http {SERVER_NAME} {shlex.quote(url)} "
               f"--header {shlex.quote(f'Authorization: Bearer {secret}')}")
     return [
@@ -35,6 +46,10 @@ def client_setups(url, secret, python, manage_py, database_url=None):
         ("VS Code (.vscode/mcp.json)", as_json({"servers": {SERVER_NAME: http_entry(url, secret)}})),
         ("A desktop host over stdio (e.g. claude_desktop_config.json)",
          as_json({"mcpServers": {SERVER_NAME: stdio_entry(python, manage_py, secret, database_url)}})),
+        ("A host that starts only stdio servers, over HTTP through mcp-remote (needs Node.js)",
+         as_json({"mcpServers": {SERVER_NAME: mcp_remote_entry(url, secret)}})),
+        ("A host that signs in with OAuth (a connector: no token, a moderator allows it in the console)",
+         f"{url}/oauth"),
     ]
 
 

@@ -1,7 +1,8 @@
 """The ASGI application: how Parley is served, by `make run` and by `gunicorn -c gunicorn.conf.py` alike
 (docs/deploy.md). Held calls, event streams and MCP listen streams wait on its event loop as coroutines (§16).
 
-`/mcp` is the official MCP SDK's streamable HTTP transport (mcp_bridge.http), mounted beside Django. Around
+`/mcp` is the official MCP SDK's streamable HTTP transport (mcp_bridge.http), mounted beside Django, and so is
+`/mcp/oauth`, the same behind a bearer check for hosts that sign in with OAuth (oauth.door). Around
 both: the lifespan protocol, which Django refuses (parley_site.lifespan), request bodies bounded
 while they arrive (parley_site.bodylimit), the health probe answered on threads of its own
 (parley_site.health), and one pool of threads for every request's sync code instead of
@@ -17,6 +18,7 @@ from django.conf import settings  # noqa: E402
 
 from forum.limits import limit  # noqa: E402  (apps load with get_asgi_application)
 from mcp_bridge.http import mounted, too_large  # noqa: E402
+from oauth.door import OAUTH_MCP_PATH, signed_in  # noqa: E402
 from parley_site.bodylimit import bounded_bodies  # noqa: E402
 from parley_site.errors import RequestTooLarge  # noqa: E402
 from parley_site.health import answering_probes  # noqa: E402
@@ -24,6 +26,7 @@ from parley_site.lifespan import with_lifespan  # noqa: E402
 from parley_site.sync_threads import SYNC_WORK, on_shared_threads  # noqa: E402
 
 MCP_PATH = "/mcp"
+MCP_PATHS = (MCP_PATH, OAUTH_MCP_PATH)
 ARTIFACTS_PATH = "/api/v1/artifacts"
 
 
@@ -33,7 +36,7 @@ def request_max_bytes():
 
 def too_large_body(path):
     """The 413 in the shape of the door the body was sent to: JSON-RPC for MCP, §13 for the rest."""
-    if path == MCP_PATH:
+    if path in MCP_PATHS:
         return too_large()
     return RequestTooLarge("request_max_bytes", request_max_bytes()).as_body()
 
@@ -46,14 +49,17 @@ def streamed_upload(scope):
     return None
 
 
-def with_mcp(django, mcp):
+def with_mcp(django, doors):
+    """`doors`: path -> the ASGI application serving it instead of Django."""
     async def application(scope, receive, send):
-        if scope["type"] == "http" and scope["path"] == MCP_PATH:
-            return await mcp(scope, receive, send)
+        door = doors.get(scope["path"]) if scope["type"] == "http" else None
+        if door is not None:
+            return await door(scope, receive, send)
         return await django(scope, receive, send)
     return application
 
 
+MCP_DOORS = {MCP_PATH: mounted(SYNC_WORK), OAUTH_MCP_PATH: signed_in(mounted(SYNC_WORK), SYNC_WORK)}
 application = with_lifespan(bounded_bodies(
-    answering_probes(with_mcp(on_shared_threads(django_application), mounted(SYNC_WORK))),
+    answering_probes(with_mcp(on_shared_threads(django_application), MCP_DOORS)),
     request_max_bytes, too_large_body, streamed_upload))

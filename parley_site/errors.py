@@ -1,6 +1,10 @@
 """Every reason of Parley v1 §13, one class each. App code raises them; the REST handler and the MCP
 mapper render them, and so do the error pages for 405 and 500. The manifest's `reasons` table is read from
 these classes, so every reason on the wire is in it (§14.1) and none can drift."""
+from django.conf import settings
+
+# Where a client learns how to obtain a token (RFC 9728, Parley v1 §2 OAuth; served by the oauth app).
+RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 
 class ParleyError(Exception):
@@ -38,7 +42,8 @@ class TokenInvalid(ParleyError):
     default_message = "a valid bearer token is required"
 
     def headers(self):
-        return {"WWW-Authenticate": 'Bearer realm="parley"'}
+        metadata = settings.PARLEY_PUBLIC_URL + RESOURCE_METADATA_PATH
+        return {"WWW-Authenticate": f'Bearer realm="parley", resource_metadata="{metadata}"'}
 
 
 class TokenRightMissing(ParleyError):

@@ -80,6 +80,8 @@ INSTALLED_APPS = [
     "feed",
     "mcp_bridge",
     "webhooks",
+    "oauth2_provider",
+    "oauth",
     "jobs",
     "django_tasks",
     "django_tasks_db",
@@ -263,6 +265,53 @@ def env_ports(name):
 PARLEY_WEBHOOKS_ALLOW_PORTS = env_ports("PARLEY_WEBHOOKS_ALLOW_PORTS")
 # Seconds one delivery attempt may take, all of it: resolving, connecting, TLS, sending, the answer's head.
 PARLEY_WEBHOOKS_ATTEMPT_SECONDS = env_int("PARLEY_WEBHOOKS_ATTEMPT_SECONDS", 15, 3, 60)
+
+# OAuth (Parley v1 §2; oauth/, docs/deploy.md "OAuth"): a host that cannot send a pasted header gets a token a
+# logged-in human grants in the console. PARLEY_PUBLIC_URL is the issuer and the protected resource. Clients
+# register by dynamic registration (RFC 7591) and by client ID metadata documents, fetched from these hosts
+# (Django's ALLOWED_HOSTS syntax; "*": any) at public addresses only, unless non-public ones are allowed
+# (tests and intranets).
+PARLEY_OAUTH_DYNAMIC_REGISTRATION = env_bool("PARLEY_OAUTH_DYNAMIC_REGISTRATION", True)
+PARLEY_OAUTH_CLIENT_DOCUMENTS = env_bool("PARLEY_OAUTH_CLIENT_DOCUMENTS", True)
+PARLEY_OAUTH_CLIENT_DOCUMENT_HOSTS = env_list("PARLEY_OAUTH_CLIENT_DOCUMENT_HOSTS", ["*"])
+PARLEY_OAUTH_ALLOW_PRIVATE = env_bool("PARLEY_OAUTH_ALLOW_PRIVATE", False)
+# django-oauth-toolkit's own models, named for the migrations that depend on them (its models are swappable).
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
+# django-oauth-toolkit, held to OAuth 2.1 (RFC 9700): authorization code with S256 PKCE only, the `iss`
+# parameter (RFC 9207), rotated refresh tokens whose reuse revokes their family, tokens hashed at rest.
+OAUTH2_PROVIDER = {
+    "OIDC_ISS_ENDPOINT": PARLEY_PUBLIC_URL,
+    "OAUTH2_PROTECTED_RESOURCE_NAME": "Parley",
+    "SCOPES": {"read": "read", "write": "write", "lock": "lock", "verify": "verify"},
+    "DEFAULT_SCOPES": ["read"],
+    "OAUTH2_VALIDATOR_CLASS": "oauth.validators.LineGrantValidator",
+    "ACCESS_TOKEN_GENERATOR": "oauth.generators.new_access_token",
+    "REFRESH_TOKEN_GENERATOR": "oauth.generators.new_refresh_token",
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env_int("PARLEY_OAUTH_ACCESS_TOKEN_SECONDS", 3600, 60, 86400),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "PKCE_REQUIRED": True,
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "ALLOW_LOCALHOST_LOOPBACK": True,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_basic", "client_secret_post"],
+    **{f"COMPLIANT_BCP_RFC9700_{gate}": True for gate in (
+        "IMPLICIT_GRANT", "PASSWORD_GRANT", "PKCE_METHOD", "ACCESS_TOKEN_TRANSPORT", "AUTHZ_RESPONSE_ISS",
+        "TOKEN_STORAGE", "REFRESH_TOKEN", "REDIRECT_URI_MATCHING", "PKCE_REQUIRED")},
+    "DCR_ENABLED": PARLEY_OAUTH_DYNAMIC_REGISTRATION,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "CIMD_ENABLED": PARLEY_OAUTH_CLIENT_DOCUMENTS,
+    "CIMD_METADATA_FETCHER": "oauth.client_documents.GuardedFetcher",
+    "CIMD_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.cimd.HostAllowlistCIMDPermission",),
+    "CIMD_ALLOWED_HOSTS": PARLEY_OAUTH_CLIENT_DOCUMENT_HOSTS,
+}
+# `http` redirect URIs stay registrable for native hosts' loopback callbacks (RFC 8252); an authorization
+# request sends a browser to one only on the user's own machine (oauth.validators), so RFC 9700's warning
+# about them is answered.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
 
 # Secrets the server must use but a database dump alone must not reveal (webhook signing secrets, the realm's
 # private keys) are sealed with these Fernet keys: the first seals, every one opens, so a key is rotated by

@@ -7,6 +7,7 @@ from forum import operations
 from forum.api.views import ReadView
 from mcp_bridge.views import mcp_endpoint
 from metrics.views import metrics_endpoint
+from oauth.door import mcp_oauth_endpoint
 from parley_site.schema import OnceBuiltSchemaView
 from parley_site.views import not_found
 
@@ -25,6 +26,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("threads/", include("console.urls")),  # staff reading pages
     path("mcp", mcp_endpoint, name="mcp"),
+    path("mcp/oauth", mcp_oauth_endpoint, name="mcp-oauth"),  # for hosts that sign in with OAuth
+    path("", include("oauth.urls")),  # the OAuth authorization server and its discovery documents
     path("metrics", metrics_endpoint, name="metrics"),  # Prometheus; 404 unless allowed (metrics.access)
     re_path(r"^(api|\.well-known)/", not_found),  # JSON, not Django's page, also with DEBUG on
 ]

@@ -129,6 +129,15 @@ def moderator(db, django_user_model):
 
 
 @pytest.fixture
+def token_keeper(db, django_user_model):
+    """tess: staff who keeps the tokens (Django's token permissions), without forum.moderate_thread."""
+    from tests.console.console import grant
+
+    return grant(django_user_model.objects.create_user("tess", password="pw-tess-12345", is_staff=True),
+                 "view_token", "add_token", "change_token")
+
+
+@pytest.fixture
 def console(moderator):
     """A browser session of mia's, logged in to the console."""
     from tests.console.console import logged_in

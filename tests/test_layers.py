@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("forum", "console", "feed", "dialectic", "evidence", "mcp_bridge", "metrics", "bench", "webhooks", "jobs")
+APPS = ("forum", "console", "feed", "dialectic", "evidence", "mcp_bridge", "metrics", "bench", "webhooks", "jobs",
+        "oauth")
 # Made by running the project, and ignored by git.
 NOT_OURS = {"staticfiles", "artifacts", "artifacts-store", "__pycache__"}
 
@@ -38,7 +39,14 @@ def test_the_ground_floor_imports_no_app_but_in_its_urls_and_asgi_application():
 
 def test_the_core_imports_no_profile_no_console_no_door_and_no_benchmark():
     assert into(imports_of("forum"), ("console", "feed", "dialectic", "evidence", "mcp_bridge", "metrics", "bench",
-                                      "webhooks", "jobs")) == []
+                                      "webhooks", "jobs", "oauth")) == []
+
+
+def test_no_app_but_the_ground_floors_assembly_imports_the_oauth_app():
+    """OAuth is optional for every client: its access tokens join the core's authentication through
+    forum.credentials, and its doors are mounted by parley_site's urls.py and asgi.py alone."""
+    others = [folder for folder in APPS if folder != "oauth"]
+    assert [found for folder in others for found in into(imports_of(folder), ("oauth",))] == []
 
 
 @pytest.mark.parametrize("models", ["forum/models.py", "dialectic/models.py"])

@@ -101,11 +101,11 @@ def resolve(host, port):
     return addresses
 
 
-def checked_addresses(host, port):
+def checked_addresses(host, port, allow_private=None):
     """The addresses of `host` a delivery may connect to: all of them global, or NonPublicAddress. With
-    PARLEY_WEBHOOKS_ALLOW_PRIVATE every address is allowed."""
+    `allow_private` (None: PARLEY_WEBHOOKS_ALLOW_PRIVATE) every address is allowed."""
     addresses = resolve(host, port)
-    if not settings.PARLEY_WEBHOOKS_ALLOW_PRIVATE:
+    if not (settings.PARLEY_WEBHOOKS_ALLOW_PRIVATE if allow_private is None else allow_private):
         refused = [str(address) for address in addresses if not is_global(address)]
         if refused:
             raise NonPublicAddress(f"{host} resolves to non-public {', '.join(refused)}")

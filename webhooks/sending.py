@@ -71,12 +71,23 @@ async def within(seconds, attempt):
         return "timeout"
 
 
+def pinned_request(client, method, target, **arguments):
+    """A streamed request to `target`'s checked address, TLS checked against its host name."""
+    return client.stream(method, pinned_url(target), extensions={"sni_hostname": target.host}, **arguments)
+
+
+def guarded_client():
+    """No proxy from the environment, no redirect followed, certificates checked; no timeout per read: the
+    caller bounds the whole exchange (within)."""
+    return httpx2.AsyncClient(trust_env=False, follow_redirects=False, verify=ssl.create_default_context(),
+                              timeout=httpx2.Timeout(None, connect=CONNECT_SECONDS))
+
+
 async def posted(target, body, headers):
-    client = httpx2.AsyncClient(trust_env=False, follow_redirects=False, verify=ssl.create_default_context(),
-                                timeout=httpx2.Timeout(None, connect=CONNECT_SECONDS))
+    client = guarded_client()
     try:
-        async with client, client.stream("POST", pinned_url(target), content=body.encode(), headers=headers,
-                                         extensions={"sni_hostname": target.host}) as response:
+        async with client, pinned_request(client, "POST", target, content=body.encode(),
+                                          headers=headers) as response:
             status = response.status_code  # the body is never read: a trickled one holds nothing
     except httpx2.TimeoutException:
         return "timeout"

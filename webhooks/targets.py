@@ -46,15 +46,17 @@ def ascii_host(host):
         raise BadTarget(f"url has an invalid host name: {exc}") from None
 
 
-def parsed(url):
-    """(scheme, ASCII host, port, path with query) of `url`, or BadTarget; resolves nothing."""
+def parsed(url, schemes=None):
+    """(scheme, ASCII host, port, path with query) of `url`, or BadTarget; resolves nothing. `schemes`
+    (None: the webhooks' settings) lets another fetch of a URL someone else chose use this guard."""
+    schemes = schemes or allowed_schemes()
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:  # an unbalanced IPv6 bracket, a port that is no number or out of range
         raise BadTarget(f"url is malformed: {exc}") from None
-    if parts.scheme not in allowed_schemes():
-        raise BadTarget(f"url must be {' or '.join(allowed_schemes())}")
+    if parts.scheme not in schemes:
+        raise BadTarget(f"url must be {' or '.join(schemes)}")
     if not parts.hostname or parts.username is not None or parts.password is not None:
         raise BadTarget("url must name a host, without user or password")
     port = port or DEFAULT_PORTS[parts.scheme]
@@ -64,12 +66,13 @@ def parsed(url):
     return parts.scheme, ascii_host(parts.hostname), port, path
 
 
-def target_of(url):
+def target_of(url, schemes=None, allow_private=None):
     """The Target `url` names, resolved now; BadTarget when it may not be delivered to, ResolversBusy
-    (webhooks.addresses) when it cannot be resolved now."""
-    scheme, host, port, path = parsed(url)
+    (webhooks.addresses) when it cannot be resolved now. `schemes` and `allow_private` (None: the webhooks'
+    settings) let another fetch of a URL someone else chose use this guard (oauth's client documents)."""
+    scheme, host, port, path = parsed(url, schemes)
     try:
-        addresses = checked_addresses(host, port)
+        addresses = checked_addresses(host, port, allow_private)
     except NonPublicAddress as exc:
         raise BadTarget(f"url must be public: {exc}") from None
     return Target(scheme, host, port, path, tuple(addresses))

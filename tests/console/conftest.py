@@ -1,14 +1,8 @@
 """Console personas: mia moderates (staff with forum.moderate_thread), rita (`staff_reader`) is
-staff who may only read, tess keeps the tokens (Django's token permissions)."""
+staff who may only read, tess (`token_keeper`, tests/conftest.py) keeps the tokens."""
 import pytest
 
-from tests.console.console import grant, logged_in
-
-
-@pytest.fixture
-def token_keeper(db, django_user_model):
-    return grant(django_user_model.objects.create_user("tess", password="pw-tess-12345", is_staff=True),
-                 "view_token", "add_token", "change_token")
+from tests.console.console import logged_in
 
 
 @pytest.fixture

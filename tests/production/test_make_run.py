@@ -4,8 +4,10 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -23,6 +25,7 @@ from tests.sse_client import SseStream
 from tests.test_readme import SUITE_ENVIRONMENT
 
 PROJECT = Path(__file__).resolve().parents[2]
+MCP_REMOTE = Path(__file__).resolve().parent / "mcp_remote" / "node_modules" / ".bin" / "mcp-remote"
 
 
 class MadeRun:
@@ -63,6 +66,8 @@ class MadeRun:
         raise AssertionError("make run's server did not answer /healthz within 60 s")
 
     def stop(self):
+        if self.process.returncode is not None:
+            return
         os.killpg(self.process.pid, signal.SIGTERM)
         try:
             self.process.wait(15)
@@ -124,7 +129,7 @@ def test_make_run_prints_client_setups_that_connect_with_the_demo_token(made_run
     url = f"http://127.0.0.1:{made_run.port}/mcp"
     assert claude == ["claude", "mcp", "add", "--transport", "http", "parley", url, "--header",
                       f"Authorization: Bearer {secret}"]
-    configs = [json.loads(text) for title, text in setups.items() if title != "Claude Code"]
+    configs = [json.loads(text) for text in setups.values() if text.startswith("{")]
     http_entry = configs[0]["mcpServers"]["parley"]
     assert configs[1]["servers"]["parley"] == http_entry == {
         "type": "http", "url": url, "headers": {"Authorization": f"Bearer {secret}"}}
@@ -142,6 +147,57 @@ def test_make_run_prints_client_setups_that_connect_with_the_demo_token(made_run
     over_http, over_stdio = anyio.run(main)
     assert over_http == over_stdio
     assert over_http["identity"].startswith("ainotes:demo-agent-")
+
+
+@pytest.fixture(scope="session")
+def mcp_remote():
+    """mcp-remote's command, installed from the committed lock in tests/production/mcp_remote/ at its first use."""
+    if shutil.which("npm") is None:
+        pytest.skip("mcp-remote needs node and npm, which this machine lacks")
+    if not MCP_REMOTE.exists():
+        done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=MCP_REMOTE.parents[2],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"installing mcp-remote failed:\n{done.stdout}\n{done.stderr}"
+    return MCP_REMOTE
+
+
+def over_stdio(entry, command, messages):
+    """The answers a stdio server started from a host's `mcpServers` entry gives to `messages`, one per line
+    (its own process, `${NAME}` in its arguments filled from its env, as hosts do)."""
+    args = [re.sub(r"\$\{(\w+)\}", lambda name: entry["env"][name[1]], arg) for arg in entry["args"]]
+    process = subprocess.Popen([*command, *args[2:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, env={**os.environ, "HOME": tempfile.mkdtemp()})
+    answers = []
+    try:
+        for message in messages:
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+            if "id" in message:
+                answers.append(json.loads(process.stdout.readline()))
+    finally:
+        process.kill()
+        process.wait()
+    return answers
+
+
+def test_make_runs_mcp_remote_line_connects_with_the_demo_token_and_finds_the_oauth_documents(made_run, mcp_remote):
+    secret = made_run.demo_token()
+    remote = json.loads(next(text for title, text in printed_setups(made_run).items() if "mcp-remote" in title))
+    entry = remote["mcpServers"]["parley"]
+    assert entry["args"][:2] == ["-y", "mcp-remote@0.15.1"] and entry["env"]["PARLEY_AUTHORIZATION"].endswith(secret)
+    made_run.wait_until_serving()
+    answers = over_stdio(entry, [str(mcp_remote)], [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}])
+    assert answers[0]["result"]["serverInfo"]["name"] == "parley"
+    assert answers[1]["result"]["structuredContent"]["identity"].startswith("ainotes:demo-agent-")
+    made_run.stop()
+    logged = made_run.process.stdout.read()
+    probed = re.findall(r"GET (/\.well-known/\S+) (\d+)", logged)
+    assert ("/.well-known/oauth-protected-resource/mcp", "200") in probed
+    assert [path for path, status in probed if status != "200"] == []
 
 
 def test_make_run_starts_the_job_worker_beside_the_server_and_it_delivers_webhooks(tmp_path, monkeypatch):

@@ -27,15 +27,20 @@ def on_demo_database():
     return str(connection.settings_dict["NAME"]) == str(settings.PARLEY_DEMO_DATABASE)
 
 
+# The demo login moderates and keeps the tokens, so that it can also let an OAuth host act as a line.
+DEMO_PERMISSIONS = ("moderate_thread", "view_token", "add_token", "change_token")
+
+
 def demo_moderator():
-    """The console's demo login (staff, forum.moderate_thread) with a new password, returned once: only a
-    hash is stored, so every run sets and prints a fresh one."""
+    """The console's demo login (staff, forum.moderate_thread and the token permissions) with a new password,
+    returned once: only a hash is stored, so every run sets and prints a fresh one."""
     user, _ = get_user_model().objects.get_or_create(username=DEMO_MODERATOR)
     password = secrets.token_urlsafe(12)
     user.is_staff = user.is_active = True
     user.set_password(password)
     user.save()
-    user.user_permissions.add(Permission.objects.get(content_type__app_label="forum", codename="moderate_thread"))
+    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="forum",
+                                                         codename__in=DEMO_PERMISSIONS))
     return password
 
 

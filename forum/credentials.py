@@ -1,0 +1,32 @@
+"""Bearer credentials other than a line's own secret plug into the core here, from their AppConfig.ready():
+an OAuth access token (oauth/) is one. A credential acts as a line, so rights, limits, slots and webhooks
+stay the line's; the core only asks the credential's kind who the caller is, at each request
+(forum.tokens.token_authenticate) and again while a stream stays open (forum.selectors.current_actors).
+
+The core imports no kind's module: a secret names its kind by its prefix, which a line's own secrets
+(`pt_`, forum.tokens.new_secret) never start with."""
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class CredentialKind:
+    name: str
+    prefix: str
+    # authenticate(secret) -> the forum.actors.Actor it acts as, with `credential` set to (name, id); or
+    # raises token_invalid.
+    authenticate: Callable
+    # current(ids) -> {id: the Actor as it stands now, or None when it may no longer read at all}.
+    current: Callable
+
+
+KINDS = {}
+
+
+def register(kind):
+    KINDS[kind.name] = kind
+
+
+def kind_of_secret(secret):
+    """The kind whose prefix `secret` starts with, or None for a line's own secret."""
+    return next((kind for kind in KINDS.values() if secret.startswith(kind.prefix)), None)
