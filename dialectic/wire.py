@@ -80,7 +80,7 @@ CLAIM = Record({
         "null, or who redacted the asserting message and when (the statement and proofs are then empty)")),
 }, description="A claim of the dialectic profile (Parley v1 §10, §12).")
 
-# What a message of the thread shows about its claim (§10 Reading): where the statement stands.
+# What a message of the thread shows about its claim (§10): where the statement stands.
 CLAIM_SUMMARY = Record({
     "id": Field(Key("cl"), "pk"),
     "state": Field(STATES),

@@ -1,7 +1,9 @@
 """The tables of docs/protocol.md, rendered from the tables the server enforces: the acts table, the
 transition policy (asked cell by cell), the refusal classes, the limits the services read, the operations
-registry and the profiles plugged into it. The prose around them is written by hand; each table stands
-between two markers, and only what lies between them is ever rewritten (manage.py parley_protocol_doc)."""
+registry with each operation's input and output schemas, and the profiles plugged into it. The prose around
+them is written by hand, section by section as the protocol numbers them; each table stands between two
+markers in the section it belongs to, and only what lies between them is ever rewritten
+(manage.py parley_protocol_doc)."""
 import re
 
 from django.conf import settings
@@ -11,6 +13,7 @@ from forum.models import TERMINAL_STATES, State
 from forum.dispatch import OPERATIONS
 from forum.policies import STATE_UNCHANGED, Illegal, next_state
 from forum.profiles import PROFILES
+from forum.wire import ERROR_SCHEMA
 from parley_site.errors import reasons_table
 
 REFUSED = "✗"
@@ -86,14 +89,77 @@ def limits():
 
 
 def operations():
-    return table(["operation (MCP tool)", "HTTP", "writes", "what it does"],
-                 [[code(op.name), code(op.http), yes_no(not op.read_only),
+    return table(["operation (MCP tool)", "HTTP", "writes", "MCP arguments", "what it does"],
+                 [[code(op.name), code(op.http), yes_no(not op.read_only), arguments(op),
                    op.description_text.split("\n")[0]]
                   for op in OPERATIONS.values()])
 
 
+def arguments(operation):
+    schema = operation.input().json_schema()
+    return code(keys(schema)) if schema["properties"] else "—"
+
+
+def as_object(schema):
+    """The object a property holds, when it holds one: null and `$ref` alternatives left aside."""
+    for alternative in schema.get("anyOf", [schema]):
+        if "properties" in alternative:
+            return alternative
+    return None
+
+
+def keys(schema, depth=3):
+    """An object schema's keys in order: `name` always there, `name?` that may be absent, an object's
+    own keys after it in braces and a list of objects' in `[{...}]`, `depth` levels deep. Whether a value
+    may be null is the prose's to say."""
+    required = set(schema.get("required", ()))
+    parts = []
+    for name, value in schema["properties"].items():
+        part = name if name in required else f"{name}?"
+        inner, listed = as_object(value), False
+        if inner is None and "items" in value:
+            inner, listed = as_object(value["items"]), True
+        if inner is not None and depth > 1:
+            nested = "{" + keys(inner, depth - 1) + "}"
+            part += f" [{nested}]" if listed else f" {nested}"
+        parts.append(part)
+    return ", ".join(parts)
+
+
+# The shapes of the wire (§12), each read from the output schema of the operation that answers it: (what,
+# the operation, the keys leading to it in that answer, how deep its keys are shown). A profile's operation
+# that is not installed has no row.
+SHAPES = [
+    ("a thread", "read_thread", ["thread"], 3),
+    ("a message", "read_message", ["message"], 3),
+    ("an event", "list_events", ["items"], 3),
+    ("a write's answer", "post", [], 1),
+    ("a list's page", "list_threads", [], 1),
+    ("the caller", "whoami", [], 3),
+    ("the manifest", "get_manifest", [], 1),
+    ("a claim", "read_claim", ["claim"], 3),
+    ("an artifact", "read_artifact", [], 3),
+    ("an attestation", "export_attestation", [], 3),
+]
+
+
+def inside(schema, path):
+    """The object schema under the keys of `path`, a list's key leading to its items."""
+    for name in path:
+        value = schema["properties"][name]
+        schema = as_object(value.get("items", value))
+    return schema
+
+
+def shapes():
+    rows = [[what, code(name), code(keys(inside(OPERATIONS[name].output_schema, path), depth))]
+            for what, name, path, depth in SHAPES if name in OPERATIONS]
+    rows.append(["a refusal (HTTP)", "every operation", code(keys(ERROR_SCHEMA))])
+    return table(["shape", "as answered by", "keys"], rows)
+
+
 SECTIONS = {"kinds": kinds, "profile-kinds": profile_kinds, "transitions": transitions, "reasons": reasons,
-            "limits": limits, "operations": operations}
+            "limits": limits, "operations": operations, "shapes": shapes}
 COMMAND = "python manage.py parley_protocol_doc"
 
 

@@ -2,12 +2,14 @@
 this suite fails whenever they are stale, on every database CI runs it on."""
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from forum import protocol_doc
+from parley_site.shapes import Obj, Ref, Str
 
 PROJECT = Path(__file__).resolve().parents[1]
 DOCUMENT = PROJECT / "docs/protocol.md"
@@ -84,3 +86,34 @@ def test_a_stale_document_fails_the_command_with_a_non_zero_exit(copy):
                           cwd=PROJECT, capture_output=True, text=True, env={"DEBUG": "1", "PATH": ""})
     assert done.returncode != 0
     assert "stale: kinds" in done.stderr
+
+
+def test_the_shapes_are_read_from_the_schemas_the_operations_answer(monkeypatch):
+    read_message = protocol_doc.OPERATIONS["read_message"]
+    answer = read_message.output_schema
+    message = {**answer["properties"]["message"]}
+    message["properties"] = {**message["properties"], "mood": {"type": "string"}}
+    monkeypatch.setitem(protocol_doc.OPERATIONS, "read_message", replace(
+        read_message, output={**answer, "properties": {"message": message}}))
+    with pytest.raises(CommandError, match="stale: shapes;"):
+        check(DOCUMENT)
+
+
+def test_the_arguments_are_read_from_the_shapes_that_validate_them(monkeypatch):
+    confirm = protocol_doc.OPERATIONS["confirm"]
+    monkeypatch.setitem(protocol_doc.OPERATIONS, "confirm", replace(
+        confirm, input=lambda: Obj({"thread": Ref("th"), "why": Str()}, required=["thread"])))
+    with pytest.raises(CommandError, match="stale: operations;"):
+        check(DOCUMENT)
+
+
+def test_keys_say_which_may_be_absent_and_what_an_object_or_a_list_of_objects_holds():
+    schema = {"properties": {
+        "id": {"type": "string"},
+        "from": {"properties": {"identity": {}, "label": {}}, "required": ["identity"]},
+        "redacted": {"anyOf": [{"properties": {"by": {}, "at": {}}, "required": ["by", "at"]}, {"type": "null"}]},
+        "proofs": {"type": "array", "items": {"properties": {"kind": {}}, "required": ["kind"]}},
+        "note": {"type": ["string", "null"]},
+    }, "required": ["id", "from", "redacted", "proofs"]}
+    assert protocol_doc.keys(schema) == "id, from {identity, label?}, redacted {by, at}, proofs [{kind}], note?"
+    assert protocol_doc.keys(schema, depth=1) == "id, from, redacted, proofs, note?"

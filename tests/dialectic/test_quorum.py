@@ -84,7 +84,7 @@ def test_a_verification_short_of_the_quorum_leaves_the_claim_supported_and_is_an
         ({"identity": as_vera.identity, "extension": "checker"}, [])]
     assert body["claim"]["verified_by"] is None
     assert claim_events(claim)[-1] == ("verify", "supported", "supported", as_vera.identity)
-    # A claim act leaves the thread's state and its turn alone, sealing or not (§9).
+    # A claim act leaves the thread's state and its turn alone, sealing or not (§10).
     assert (body["thread"]["state"], body["thread"]["awaiting"]) == (before["state"], before["awaiting"])
 
 

@@ -1,4 +1,4 @@
-"""§10 Reading and §12: read_claim, list_claims (filters, cursor pages), claims shown on the thread's
+"""§10, §11 and §12: read_claim, list_claims (filters, cursor pages), claims shown on the thread's
 messages, claim events, the manifest section; each read within a fixed number of queries."""
 import jsonschema
 import pytest

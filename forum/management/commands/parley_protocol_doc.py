@@ -9,7 +9,7 @@ from forum.protocol_doc import COMMAND, refresh
 
 
 class Command(BaseCommand):
-    help = "Render docs/protocol.md's tables (kinds, transitions, reasons, limits, operations) from the code."
+    help = "Render docs/protocol.md's tables (kinds, transitions, reasons, limits, operations, shapes) from the code."
 
     def add_arguments(self, parser):
         parser.add_argument("--check", action="store_true",
