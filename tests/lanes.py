@@ -6,8 +6,29 @@ database-free that reaches the database anyway fails, so the split cannot drop a
 import pytest
 from django.db import connections
 
+# django_db_blocker too: a fixture that unblocks the database itself (tests/production's private_cluster
+# routes the ORM elsewhere, but a service's transaction.atomic() still begins on the suite's database).
 DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences",
-                               "django_db_serialized_rollback", "live_server"})
+                               "django_db_serialized_rollback", "live_server", "django_db_blocker"})
+
+
+# The files whose tests take longest (servers, subprocesses, browsers, clusters), longest first, as
+# `--durations` shows them.
+LONGEST_FILES = (
+    "tests/test_readme.py", "tests/mcp_bridge/test_inspector.py", "tests/mcp_bridge/test_sdk.py",
+    "tests/production/test_schemathesis.py", "tests/production/test_database_faults.py",
+    "tests/webhooks/test_worker.py", "tests/forum/test_erasure.py", "tests/production/test_envelope_properties.py",
+    "tests/bench/test_attestations.py", "tests/bench/test_floor.py", "tests/mcp_bridge/test_agents_demo.py",
+    "tests/production/test_deploy.py", "tests/test_protocol_doc.py", "tests/console/test_live.py",
+    "tests/production/test_make_run.py",
+)
+
+
+def started_first(item):
+    """The longest files first, so that no test worker is left running one alone at the end; the others
+    after them, in their order. A file missing from the list only costs time."""
+    path = item.nodeid.split("::")[0]
+    return LONGEST_FILES.index(path) if path in LONGEST_FILES else len(LONGEST_FILES)
 
 
 def pytest_addoption(parser):
@@ -20,11 +41,10 @@ def uses_the_database(item):
 
 
 def pytest_collection_modifyitems(config, items):
-    if not config.getoption("--database-tests-only"):
-        return
-    kept = [item for item in items if uses_the_database(item)]
-    config.hook.pytest_deselected(items=[item for item in items if not uses_the_database(item)])
-    items[:] = kept
+    if config.getoption("--database-tests-only"):
+        config.hook.pytest_deselected(items=[item for item in items if not uses_the_database(item)])
+        items[:] = [item for item in items if uses_the_database(item)]
+    items.sort(key=started_first)  # stable: each file keeps its order
 
 
 @pytest.fixture(autouse=True)
