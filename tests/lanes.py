@@ -6,10 +6,8 @@ database-free that reaches the database anyway fails, so the split cannot drop a
 import pytest
 from django.db import connections
 
-# django_db_blocker too: a fixture that unblocks the database itself (tests/production's private_cluster
-# routes the ORM elsewhere, but a service's transaction.atomic() still begins on the suite's database).
 DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences",
-                               "django_db_serialized_rollback", "live_server", "django_db_blocker"})
+                               "django_db_serialized_rollback", "live_server"})
 
 
 # The files whose tests take longest (servers, subprocesses, browsers, clusters), longest first, as
