@@ -47,8 +47,13 @@ run: venv
 	DEBUG=1 PARLEY_PUBLIC_URL=$${PARLEY_PUBLIC_URL:-http://$(HOST):$(PORT)} \
 	$(BIN)/uvicorn parley_site.asgi:application --reload $(RELOAD_DIRS) --host $(HOST) --port $(PORT)
 
+# The suite in WORKERS processes at once (pytest-xdist; README, "How the tests run"): most tests wait on a
+# server, a subprocess or a browser, so more workers than cores keep both cores busy. A test file stays on one
+# worker, which shares its module's fixtures. WORKERS=0 runs the tests in this process, one after another.
+WORKERS ?= 4
+
 test: venv
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # The German catalogues of the console (each app's locale/de): every marked string collected again, then
 # compiled. Needs GNU gettext; the compiled .mo files are committed, so installing does not.

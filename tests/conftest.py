@@ -9,6 +9,7 @@ import pytest
 from django.db.backends.signals import connection_created
 from rest_framework.test import APIClient
 
+from tests.lanes import _database_free_tests_stay_free, pytest_addoption, pytest_collection_modifyitems  # noqa: F401
 from tests.spec import SIDE_ACT, SIDE_STATES
 
 

@@ -1,5 +1,5 @@
 """docs/protocol.md's tables are rendered from the code that enforces them (`manage.py parley_protocol_doc`);
-this suite fails whenever they are stale, on every database CI runs it on."""
+this suite fails whenever they are stale."""
 import subprocess
 import sys
 from dataclasses import replace

@@ -42,11 +42,14 @@ class HttpAgent:
             return refusal.code, json.loads(refusal.read())
 
 
-@pytest.fixture
-def browser(monkeypatch):
-    # Playwright's sync API keeps an event loop in this thread; the test's own ORM reads are still sync.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_api.sync_playwright() as playwright:
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for a module's tests: a launch costs more than most tests. Each page a test opens with
+    `browser.new_page()` has a browser context of its own (cookies, storage), so nothing passes between
+    tests. A browser test module holds browser tests only: while this fixture lives, Playwright's sync API
+    keeps an event loop in this thread, where `asyncio.run` would refuse to start another."""
+    with pytest.MonkeyPatch.context() as patch, sync_api.sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # the tests' own ORM reads are still sync
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()

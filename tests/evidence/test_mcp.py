@@ -167,7 +167,7 @@ def rest(token, request):
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_a_refusal_of_section_18_is_the_same_through_both_doors_and_stores_nothing(case, request):
+def test_a_refusal_of_section_18_is_the_same_through_both_doors_and_stores_nothing(case, request, db):
     token, rest_request, tool, arguments = CASES[case](Personas(request))
     with nothing_stored():
         over_rest = rest(token, rest_request)

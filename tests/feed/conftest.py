@@ -14,7 +14,9 @@ from bench.server import GunicornServer, database_url
 from feed.hub import HUB
 from tests.asgi_client import AsgiClient
 from tests.conftest import Agent
+from tests.metrics.conftest import METRICS_TOKEN, series
 from tests.sse_client import SseStream
+
 SERVER_STREAMS_PER_TOKEN = 2
 SERVER_HEARTBEAT_SECONDS = 1
 
@@ -45,7 +47,28 @@ def servers(django_db_setup):
         yield [running.enter_context(GunicornServer(
             database_url(connection.settings_dict), workers=1, LOG_LEVEL="WARNING",
             PARLEY_FEED_STREAMS_PER_TOKEN=SERVER_STREAMS_PER_TOKEN,
-            PARLEY_FEED_HEARTBEAT_SECONDS=SERVER_HEARTBEAT_SECONDS)).port for _ in range(2)]
+            PARLEY_FEED_HEARTBEAT_SECONDS=SERVER_HEARTBEAT_SECONDS,
+            PARLEY_METRICS_TOKEN=METRICS_TOKEN)).port for _ in range(2)]
+
+
+def gauge(port, name):
+    """A live gauge of one server (parley_held_waits, parley_open_streams), as its /metrics shows it now."""
+    client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        client.request("GET", "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+        response = client.getresponse()
+        assert response.status == 200
+        return series(response.read().decode())[(name, ())]
+    finally:
+        client.close()
+
+
+def until(condition, what, seconds=10):
+    """Waits for what another call does (seen through `condition`) instead of sleeping for a guessed time."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen within {seconds} s"
+        time.sleep(0.02)
 
 
 class Live:

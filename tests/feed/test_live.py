@@ -7,16 +7,18 @@ import pytest
 
 from forum.actors import Actor
 from forum.tokens import token_revoke
-from tests.feed.conftest import SERVER_HEARTBEAT_SECONDS, SERVER_STREAMS_PER_TOKEN
+from tests.feed.conftest import SERVER_HEARTBEAT_SECONDS, SERVER_STREAMS_PER_TOKEN, gauge, until
 
 OPERATOR = Actor.for_operator("tests")
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
-def in_background(call):
-    """Run call() in a thread; returns a join() that gives its result and the time it finished."""
+def in_background(call, held_on=None):
+    """Run call() in a thread; returns a join() that gives its result and the time it finished. With
+    `held_on` (a server's port), once that server holds one more waiting call than before: call()'s."""
     outcome = {}
+    held_before = gauge(held_on, "parley_held_waits") if held_on else None
 
     def run():
         outcome["result"] = call()
@@ -24,6 +26,9 @@ def in_background(call):
 
     worker = threading.Thread(target=run)
     worker.start()
+    if held_on:
+        until(lambda: gauge(held_on, "parley_held_waits") > held_before or not worker.is_alive(),
+              "the waiting call being held")
 
     def join():
         worker.join(40)
@@ -35,8 +40,7 @@ def test_a_waiter_in_one_process_is_woken_within_a_second_by_a_post_through_anot
     first, second = servers
     waiter, writer = live(first, bob), live(second, alice)
     cursor = waiter.get("/api/v1/inbox")[1]["cursor"]
-    join = in_background(lambda: waiter.get("/api/v1/inbox", wait=20, since=cursor))
-    time.sleep(1)  # the waiter is waiting
+    join = in_background(lambda: waiter.get("/api/v1/inbox", wait=20, since=cursor), held_on=first)
     posted = time.monotonic()
     thread = writer.say("ask", "Who wakes up?")["thread"]["id"]
     (status, page), woken = join()
@@ -51,8 +55,8 @@ def test_an_event_waiter_on_one_thread_sleeps_through_other_threads(servers, liv
     watched = writer.say("ask", "Watched")["thread"]["id"]
     other = writer.say("ask", "Elsewhere")["thread"]["id"]
     cursor = waiter.get(f"/api/v1/threads/{watched}/events")[1]["cursor"]
-    join = in_background(lambda: waiter.get(f"/api/v1/threads/{watched}/events", wait=20, cursor=cursor))
-    time.sleep(1)
+    join = in_background(lambda: waiter.get(f"/api/v1/threads/{watched}/events", wait=20, cursor=cursor),
+                         held_on=first)
     live(second, bob).say("answer", "not the watched one", thread=other)
     time.sleep(0.5)
     posted = time.monotonic()
@@ -74,8 +78,8 @@ def test_a_long_poll_that_times_out_returns_empty_with_the_cursor_unchanged(serv
 def test_the_inbox_long_poll_hides_a_question_of_the_callers_own_extension(servers, live, alice):
     first, second = servers
     cursor = live(first, alice).get("/api/v1/inbox", extension="scout")[1]["cursor"]
-    join = in_background(lambda: live(first, alice).get("/api/v1/inbox", extension="scout", wait=3, since=cursor))
-    time.sleep(1)
+    join = in_background(lambda: live(first, alice).get("/api/v1/inbox", extension="scout", wait=3, since=cursor),
+                         held_on=first)
     live(second, alice).say("ask", "Asked by my own scout", **{"from": {"extension": "scout"}})
     (status, page), _ = join()
     assert (status, page) == (200, {"items": [], "cursor": cursor})
@@ -143,8 +147,10 @@ def test_streams_past_the_per_token_limit_are_refused_across_processes(servers, 
         refused = live(servers[0], bob).stream()
         assert refused.status == 409
         assert refused.refusal()["error"]["detail"]["limit"] == "streams_per_token_max"
+        closed_on = servers[(SERVER_STREAMS_PER_TOKEN - 1) % 2]  # where the last one was opened
+        streaming = gauge(closed_on, "parley_open_streams")
         opened.pop().close()
-        time.sleep(0.5)  # the server notices the client has gone
+        until(lambda: gauge(closed_on, "parley_open_streams") < streaming, "the server noticing the client gone")
         again = live(servers[1], bob).stream()
         assert again.status == 200
         opened.append(again)

@@ -2,6 +2,7 @@
 tests/mcp_bridge/inspector/) run with the machine's node against Parley over streamable HTTP and over stdio:
 it lists the tools, finding nothing unportable in their schemas, and posts. The first run installs it there
 from the committed lock; after that it runs offline."""
+import fcntl
 import json
 import os
 import shutil
@@ -29,12 +30,17 @@ def inspector_cli():
     missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"the MCP Inspector needs {' and '.join(missing)}, which this machine lacks")
-    if not CLI.exists():
-        # The locked versions, and the lock left as committed. Not `npm ci`: it refuses this lock, because vite
-        # names an optional dependency (napi-windows-process-start-time) that the registry does not hold.
-        done = subprocess.run(["npm", "install", "--no-save", "--no-audit", "--no-fund", "--loglevel=error"],
-                              cwd=INSPECTOR, capture_output=True, text=True, timeout=NPM_TIMEOUT)
-        assert done.returncode == 0, f"installing the MCP Inspector failed:\n{done.stdout}\n{done.stderr}"
+    folder = os.open(INSPECTOR, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)  # one install at a time, whichever test workers ask at once
+        if not CLI.exists():
+            # The locked versions, and the lock left as committed. Not `npm ci`: it refuses this lock, because
+            # vite names an optional dependency (napi-windows-process-start-time) that the registry does not hold.
+            done = subprocess.run(["npm", "install", "--no-save", "--no-audit", "--no-fund", "--loglevel=error"],
+                                  cwd=INSPECTOR, capture_output=True, text=True, timeout=NPM_TIMEOUT)
+            assert done.returncode == 0, f"installing the MCP Inspector failed:\n{done.stdout}\n{done.stderr}"
+    finally:
+        os.close(folder)  # and with it the lock
     return CLI
 
 

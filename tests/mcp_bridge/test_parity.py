@@ -268,7 +268,7 @@ def test_every_reason_of_section_13_has_a_parity_case():
 
 
 @pytest.mark.parametrize("reason", sorted(REFUSALS))
-def test_a_refusal_is_the_same_through_both_doors_and_stores_nothing(reason, request):
+def test_a_refusal_is_the_same_through_both_doors_and_stores_nothing(reason, request, db):
     if reason == "self_attest" and "read_claim" not in OPERATIONS:
         pytest.skip("the dialectic profile is not installed")
     token, method, path, body, tool, *rest = REFUSALS[reason](Personas(request))

@@ -44,9 +44,10 @@ def http_agent():
 
 
 @pytest.fixture
-def private_cluster(django_db_blocker):
+def private_cluster(transactional_db, django_db_blocker):
     """A migrated PostgreSQL cluster of the test's own, which it may stop and start, with every ORM query of
-    the test routed to it. Needs PostgreSQL's server binaries, not the suite's database."""
+    the test routed to it. Needs PostgreSQL's server binaries, not the suite's database; but a service's
+    transaction.atomic() still begins on the suite's database (committed, as outside tests)."""
     binaries, os_user = postgresql_binaries(), postgres_os_user()
     if binaries is None:
         pytest.skip("needs PostgreSQL's server binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql")
