@@ -34,12 +34,15 @@ class Claim(models.Model):
                                       related_name="supersedes", verbose_name=_("superseded by"))
     created_at = models.DateTimeField(_("created at"))
     updated_at = models.DateTimeField(_("updated at"))
+    # The transaction that asserted it: with the id, its place in the list of claims (forum.commit_order).
+    xact = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         verbose_name = _("claim")
         verbose_name_plural = _("claims")
         indexes = [
             models.Index(fields=["thread", "id"], name="claim_thread_idx"),
+            models.Index(fields=["xact", "id"], name="claim_order_idx"),
             models.Index(fields=["state", "id"], name="claim_state_idx"),
             models.Index(fields=["asserted_identity", "id"], name="claim_asserted_idx"),
         ]

@@ -34,6 +34,7 @@ def hold(actor, args, listing, after, limit):
             waiting.release()
             raise
         if not items:
+            waiting.subscription.saw(items)
             return Held(listing, actor, after, limit, seconds, waiting)
         waiting.release()
     else:
@@ -72,8 +73,8 @@ class Waiting:
                 raise refusal
             if not noted:
                 return []
-            items = await SHARED_READS.fetch(actor, held.listing, held.after, held.limit,
-                                             self.subscription.noted_at)
+            items = self.subscription.saw(await SHARED_READS.fetch(actor, held.listing, held.after, held.limit,
+                                                                   self.subscription.noted_at))
             if items:
                 return items
 

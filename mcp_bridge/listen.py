@@ -16,7 +16,7 @@ from mcp_types import (INVALID_REQUEST, ResourceUpdatedNotification, ResourceUpd
                        SubscriptionFilter, SubscriptionsAcknowledgedNotification,
                        SubscriptionsAcknowledgedNotificationParams)
 
-from feed.follow import READS, caller_now
+from feed.follow import READS, Subscription, caller_now, on_pool
 from feed.hub import HUB
 from feed.profile import feed_setting
 from feed.slots import SLOTS, STREAMS, owner_key
@@ -45,6 +45,7 @@ class Listening:
     inbox_threads: set  # threads seen in the caller's inbox: a note for one of them may mean it left
     slot: tuple
     pending: set = field(default_factory=set)
+    appearing: object = None  # the task announcing the inbox again once its held-back threads appear
 
     def hear(self, note):
         """From the feed's listener thread: whether `note` may concern this stream (a quick prefilter)."""
@@ -123,8 +124,27 @@ async def listen(ctx, params):
         await deliver(ctx, listening, woken, meta)
     finally:
         HUB.unsubscribe(hearing)
+        if listening.appearing is not None:
+            listening.appearing.cancel()
         READS.submit(SLOTS.release, STREAMS, *listening.slot)  # off the event loop: it may touch the database
     return {"_meta": meta}
+
+
+async def announce_when_appeared(listening, woken):
+    """A thread that entered the inbox may be held back a while below the horizon (forum.commit_order)
+    after its note: read again after pauses as a follower does (feed.follow.Subscription), and once nothing
+    is held back, announce the inbox again."""
+    pause = Subscription.FIRST_PAUSE_SECONDS
+    try:
+        while True:
+            await asyncio.sleep(pause)
+            if not await on_pool(selectors.inbox_held_back, listening.actor):
+                break
+            pause = min(pause * 2, Subscription.LAST_PAUSE_SECONDS)
+    finally:
+        listening.appearing = None
+    listening.pending.add(INBOX)
+    woken.set()
 
 
 async def deliver(ctx, listening, woken, meta):
@@ -142,6 +162,10 @@ async def deliver(ctx, listening, woken, meta):
             return  # the stream ends; a new listen would be refused with this refusal
         listening.actor = actor
         uris, listening.pending = sorted(listening.pending), set()
+        if INBOX in uris and listening.appearing is None:
+            # Checked before announcing: whatever is not held back now, the client's read will see.
+            if await on_pool(selectors.inbox_held_back, actor):
+                listening.appearing = asyncio.ensure_future(announce_when_appeared(listening, woken))
         for uri in uris:
             await ctx.session.send_notification(ResourceUpdatedNotification(
                 params=ResourceUpdatedNotificationParams(uri=uri, _meta=meta)), related_request_id=ctx.request_id)
