@@ -133,8 +133,8 @@ def problems(outcome, pollers, query):
     confirms = sum(1 for row in events if row[1] == "confirm")
     if confirms != acknowledged["confirms"]:
         found.append(f"{acknowledged['confirms']} confirms acknowledged, {confirms} confirm events stored")
-    if set(in_order["threads"]) != set(acknowledged["stays"] + acknowledged["moves"]):
-        found.append("the threads stored are not the asks acknowledged")
+    if not set(acknowledged["stays"] + acknowledged["moves"]) <= set(in_order["threads"]):
+        found.append("an acknowledged ask stored no thread")
     for name, kind in pollers.items():
         seen = outcome.seen[name]
         if kind == "inbox":  # threads that moved on may have left before the poller came: only the ones that stay
