@@ -3,7 +3,7 @@ small properties only: the rules live in dialectic/policies.py, the writes in di
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from forum.models import Message, Thread
+from forum.models import CurrentTransaction, Message, Thread
 
 
 class ClaimState(models.TextChoices):
@@ -35,7 +35,7 @@ class Claim(models.Model):
     created_at = models.DateTimeField(_("created at"))
     updated_at = models.DateTimeField(_("updated at"))
     # The transaction that asserted it: with the id, its place in the list of claims (forum.commit_order).
-    xact = models.BigIntegerField(default=0, editable=False)
+    xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
 
     class Meta:
         verbose_name = _("claim")

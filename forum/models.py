@@ -6,6 +6,21 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 
+class CurrentTransaction(models.Expression):
+    """The writing transaction as a column's database default (what an INSERT that names no value gets):
+    `pg_current_xact_id()` on PostgreSQL, 0 elsewhere. A default, not a trigger, so that a dump restored
+    with pg_restore keeps the transactions its rows carry, and its cursors keep their places."""
+
+    output_field = models.BigIntegerField()
+    allowed_default = True
+
+    def as_sql(self, compiler, connection):
+        return "0", []
+
+    def as_postgresql(self, compiler, connection):
+        return "(pg_current_xact_id()::text::bigint)", []
+
+
 class Right(models.TextChoices):
     READ = "read"
     WRITE = "write"
@@ -102,8 +117,8 @@ class Thread(models.Model):
     last_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
 
     # The transaction that created the thread: with the id, its place in the list of threads
-    # (forum.commit_order; on PostgreSQL a trigger sets it, elsewhere it stays 0).
-    xact = models.BigIntegerField(default=0, editable=False)
+    # (forum.commit_order; its database default on PostgreSQL, 0 elsewhere).
+    xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
 
     # §6: the one open move. `awaiting_by_*` is who asked (hidden from their own inbox);
     # (`awaiting_xact`, `awaiting_seq`) orders the inbox by when a thread started awaiting: the transaction
@@ -114,7 +129,7 @@ class Thread(models.Model):
     awaiting_by_identity = models.CharField(max_length=160, blank=True)
     awaiting_by_extension = models.CharField(max_length=64, blank=True)
     awaiting_seq = models.BigIntegerField(default=0)
-    awaiting_xact = models.BigIntegerField(default=0, editable=False)
+    awaiting_xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
 
     # §14 loop guard, kept incrementally: the trailing run of messages alternating between two
     # (identity, extension) pairs since the last state change.
@@ -199,7 +214,7 @@ class StateEvent(models.Model):
     # §17: the reason a moderator gave for a dismiss or a redact; empty when none was given.
     note = models.CharField(_("note"), max_length=500, blank=True)
     # The transaction that recorded the event: with the id, its place in the list (forum.commit_order).
-    xact = models.BigIntegerField(default=0, editable=False)
+    xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
 
     class Meta:
         verbose_name = _("state event")

@@ -1,19 +1,18 @@
-"""Commit-ordered cursors (forum.commit_order): each claim records the transaction that asserted it, set
-on PostgreSQL by the forum's trigger function (forum 0013) and kept on updates; existing claims keep 0."""
+"""Commit-ordered cursors (forum.commit_order): each claim records the transaction that asserted it (the
+column's default, as forum 0013 sets it up), kept on updates by the forum's trigger function; existing
+claims keep 0."""
 from django.db import migrations, models
 
+import forum.models
 from forum.migration_operations import RunSQLOnPostgreSQL
 
 CREATE = """
-CREATE TRIGGER parley_claim_xact_set BEFORE INSERT ON dialectic_claim
-    FOR EACH ROW EXECUTE FUNCTION parley_row_xact();
 CREATE TRIGGER parley_claim_xact_kept BEFORE UPDATE ON dialectic_claim
-    FOR EACH ROW WHEN (NEW.xact IS DISTINCT FROM OLD.xact) EXECUTE FUNCTION parley_row_xact();
+    FOR EACH ROW WHEN (NEW.xact IS DISTINCT FROM OLD.xact) EXECUTE FUNCTION parley_row_xact_kept();
 """
 
 DROP = """
 DROP TRIGGER IF EXISTS parley_claim_xact_kept ON dialectic_claim;
-DROP TRIGGER IF EXISTS parley_claim_xact_set ON dialectic_claim;
 """
 
 
@@ -29,6 +28,12 @@ class Migration(migrations.Migration):
             model_name='claim',
             name='xact',
             field=models.BigIntegerField(default=0, editable=False),
+            preserve_default=False,
+        ),
+        migrations.AlterField(
+            model_name='claim',
+            name='xact',
+            field=models.BigIntegerField(db_default=forum.models.CurrentTransaction(), editable=False),
         ),
         migrations.AddIndex(
             model_name='claim',

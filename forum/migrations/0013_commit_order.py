@@ -1,55 +1,42 @@
 """Commit-ordered cursors without the cursor-order lock (§19, forum.commit_order): each row of a list a
-cursor walks records the transaction that wrote it. Rows already there keep 0, so that a cursor issued
-before this migration (a bare position, read as transaction 0) continues where it stopped.
+cursor walks records the transaction that wrote it. Rows already there keep 0 (the column is added with
+that constant default first), so that a cursor issued before this migration (a bare position, read as
+transaction 0) continues where it stopped; then the default becomes the writing transaction,
+`pg_current_xact_id()` on PostgreSQL (forum.models.CurrentTransaction; SQLite, one writer at a time, keeps 0).
 
-On PostgreSQL a trigger sets the transaction, `pg_current_xact_id()`, whatever the statement sends, and keeps
-it on later updates: a thread's `xact` when it is created, its `awaiting_xact` whenever its `awaiting_seq`
-moves. SQLite admits one writer at a time and keeps 0 everywhere."""
+A trigger keeps a row's transaction on later updates, whatever a statement sends, and gives a thread a new
+`awaiting_xact` whenever its `awaiting_seq` moves (it enters the inbox anew)."""
 from django.db import migrations, models
 
+import forum.models
 from forum.migration_operations import RunSQLOnPostgreSQL
 
 CREATE = """
-CREATE FUNCTION parley_row_xact() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION parley_row_xact_kept() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP = 'INSERT' THEN
-        NEW.xact := pg_current_xact_id()::text::bigint;
-    ELSE
-        NEW.xact := OLD.xact;
-    END IF;
+    NEW.xact := OLD.xact;
     RETURN NEW;
 END $$;
-CREATE FUNCTION parley_thread_xact() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION parley_thread_xact_kept() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP = 'INSERT' THEN
-        NEW.xact := pg_current_xact_id()::text::bigint;
-        NEW.awaiting_xact := NEW.xact;
-    ELSE
-        NEW.xact := OLD.xact;
-        NEW.awaiting_xact := CASE WHEN NEW.awaiting_seq IS DISTINCT FROM OLD.awaiting_seq
-                                  THEN pg_current_xact_id()::text::bigint ELSE OLD.awaiting_xact END;
-    END IF;
+    NEW.xact := OLD.xact;
+    NEW.awaiting_xact := CASE WHEN NEW.awaiting_seq IS DISTINCT FROM OLD.awaiting_seq
+                              THEN pg_current_xact_id()::text::bigint ELSE OLD.awaiting_xact END;
     RETURN NEW;
 END $$;
-CREATE TRIGGER parley_thread_xact_set BEFORE INSERT ON forum_thread
-    FOR EACH ROW EXECUTE FUNCTION parley_thread_xact();
 CREATE TRIGGER parley_thread_xact_kept BEFORE UPDATE ON forum_thread
     FOR EACH ROW WHEN (NEW.xact IS DISTINCT FROM OLD.xact OR NEW.awaiting_xact IS DISTINCT FROM OLD.awaiting_xact
                        OR NEW.awaiting_seq IS DISTINCT FROM OLD.awaiting_seq)
-    EXECUTE FUNCTION parley_thread_xact();
-CREATE TRIGGER parley_stateevent_xact_set BEFORE INSERT ON forum_stateevent
-    FOR EACH ROW EXECUTE FUNCTION parley_row_xact();
+    EXECUTE FUNCTION parley_thread_xact_kept();
 CREATE TRIGGER parley_stateevent_xact_kept BEFORE UPDATE ON forum_stateevent
-    FOR EACH ROW WHEN (NEW.xact IS DISTINCT FROM OLD.xact) EXECUTE FUNCTION parley_row_xact();
+    FOR EACH ROW WHEN (NEW.xact IS DISTINCT FROM OLD.xact) EXECUTE FUNCTION parley_row_xact_kept();
 """
 
 DROP = """
 DROP TRIGGER IF EXISTS parley_stateevent_xact_kept ON forum_stateevent;
-DROP TRIGGER IF EXISTS parley_stateevent_xact_set ON forum_stateevent;
 DROP TRIGGER IF EXISTS parley_thread_xact_kept ON forum_thread;
-DROP TRIGGER IF EXISTS parley_thread_xact_set ON forum_thread;
-DROP FUNCTION IF EXISTS parley_thread_xact();
-DROP FUNCTION IF EXISTS parley_row_xact();
+DROP FUNCTION IF EXISTS parley_thread_xact_kept();
+DROP FUNCTION IF EXISTS parley_row_xact_kept();
 """
 
 
@@ -80,16 +67,34 @@ class Migration(migrations.Migration):
             model_name='stateevent',
             name='xact',
             field=models.BigIntegerField(default=0, editable=False),
+            preserve_default=False,
         ),
         migrations.AddField(
             model_name='thread',
             name='awaiting_xact',
             field=models.BigIntegerField(default=0, editable=False),
+            preserve_default=False,
         ),
         migrations.AddField(
             model_name='thread',
             name='xact',
             field=models.BigIntegerField(default=0, editable=False),
+            preserve_default=False,
+        ),
+        migrations.AlterField(
+            model_name='stateevent',
+            name='xact',
+            field=models.BigIntegerField(db_default=forum.models.CurrentTransaction(), editable=False),
+        ),
+        migrations.AlterField(
+            model_name='thread',
+            name='awaiting_xact',
+            field=models.BigIntegerField(db_default=forum.models.CurrentTransaction(), editable=False),
+        ),
+        migrations.AlterField(
+            model_name='thread',
+            name='xact',
+            field=models.BigIntegerField(db_default=forum.models.CurrentTransaction(), editable=False),
         ),
         migrations.AddIndex(
             model_name='stateevent',
