@@ -55,7 +55,7 @@ def run_read_thread(actor, args):
     thread = selectors.thread_get(actor, args["thread"])
     if "after" in args:
         return {"thread": thread_json(thread), "messages": messages_after(thread, args["after"])}
-    nodes = []
+    nodes: list[dict] = []
     tree = message_tree(selectors.thread_messages(thread), collect=nodes)
     annotate_messages(nodes)
     return {"thread": thread_json(thread), "messages": tree}

@@ -72,7 +72,7 @@ def current_actors(keys):
     credential asked about (forum.credentials)."""
     token_ids = [ref for kind, ref in keys if kind == "token"]
     usernames = [ref for kind, ref in keys if kind == "human"]
-    found = {}
+    found: dict = {}
     for name, kind in credentials.KINDS.items():
         ids = [ref for key_kind, ref in keys if key_kind == name]
         if ids:
