@@ -78,7 +78,7 @@ def _post_to_thread(actor, envelope):
         new_state = policies.next_state(kind, thread.state, policies.can_moderate(actor))
     except policies.Illegal as refusal:
         raise InvalidTransition(str(refusal), state=thread.state, kind=kind) from None
-    apply_profile = profile.prepare(actor, thread, envelope, resolved) if profile else None
+    apply_profile = profile.prepare(actor, thread, envelope, resolved) if profile and profile.prepare else None
     speaker = policies.loop_key(actor.identity, extension)
     _check_limits(actor, thread, kind, parent.depth + 1, speaker, new_state)
     confirmed = policies.marks_are_confirmed(actor)

@@ -67,7 +67,7 @@ class OperationSchema(AutoSchema):
 
     def get_response_serializers(self):
         operation = self.view.operation
-        responses = {operation.status: operation.output_schema}
+        responses: dict[int, dict | OpenApiResponse] = {operation.status: operation.output_schema}
         if operation.needs_actor:
             responses.update({code: OpenApiResponse(response=ERROR_SCHEMA, description="a refusal (§13)")
                               for code in ERROR_STATUSES[self.method]})
@@ -149,14 +149,15 @@ class OperationView(APIView):
             raw = request._request.body
             arguments = parse_json(raw) if raw else {}
         if self.path_argument:
-            value = self.path_value(self.path_argument, ref)
+            value = self.path_value(ref)
             if isinstance(arguments, dict):
                 arguments = {**arguments, self.path_argument: value}
         return arguments
 
-    def path_value(self, argument, ref):
-        """The operation's `argument` that a URL path segment names."""
-        prefix, label = PATH_OBJECTS[argument]
+    def path_value(self, ref):
+        """The operation's argument a URL path segment names."""
+        # Called only on a route whose path fills in an argument (arguments(), or a view's own route).
+        prefix, label = PATH_OBJECTS[self.path_argument]  # type: ignore[index]
         number = Ref(prefix).parse(ref)
         if number is None:
             raise NotFound(label, ref)  # §14.1: a malformed id in a path is not_found
