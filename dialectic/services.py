@@ -8,8 +8,8 @@ from dialectic.models import Claim, ClaimAct, ClaimActKind, ClaimState
 from dialectic.policies import (UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim,
                                 verification_seals)
 from dialectic.quorum import instance_quorum
-from dialectic.selectors import access_claim, claims_with_history, verifying_lines
-from forum.models import StateEvent
+from dialectic.selectors import access_claim, verifying_lines
+from forum.models import Right, StateEvent
 from forum.profiles import Erased
 from forum.wire import key
 from parley_site.errors import InvalidBody, InvalidTransition, SelfAttest, ThreadAuthorityMissing
@@ -21,13 +21,13 @@ def claim_resolve(actor, thread, envelope):
     then invalid_body (a claim, or a superseded claim, of another thread)."""
     if envelope["kind"] == "assert":
         numbers = envelope.get("supersedes", [])
-        replaced = [access_claim(actor, number, lock=True) for number in sorted(numbers)]
+        replaced = [access_claim(actor, number, right=Right.WRITE, lock=True) for number in sorted(numbers)]
         for old in replaced:
             # Only claims of the locked thread: locking another thread's claim (and writing its event) from
             # here would take locks in no fixed order across threads, and two such asserts would deadlock.
             _require_same_thread(old, thread, f"supersedes[{numbers.index(old.pk)}]")
         return replaced
-    claim = access_claim(actor, envelope["claim"], lock=True)
+    claim = access_claim(actor, envelope["claim"], right=Right.WRITE, lock=True)
     _require_same_thread(claim, thread, "claim")
     return claim
 
@@ -35,7 +35,7 @@ def claim_resolve(actor, thread, envelope):
 def claim_prepare(actor, thread, envelope, resolved):
     """The profile's `prepare` hook for `assert`, `attest`, `refute` and `verify` on the locked `thread`,
     with what claim_resolve found. Checks without writing and returns apply(message) -> the claim, with its
-    history (dialectic.selectors.claims_with_history).
+    history (dialectic.selectors.visible_claims).
     (The core has already refused a verify without the `verify` right: the profile's `rights`.) Refuses, in
     §13's order: thread_authority_missing (superseding another line's claim without lock), self_attest
     (attesting or verifying one's own line's claim), invalid_transition (§10's diagram, or a line verifying
@@ -62,7 +62,7 @@ def _prepare_assert(actor, thread, envelope, replaced):
         for old in replaced:
             old.superseded_by = claim
             _move(old, ClaimState.SUPERSEDED, actor, message)
-        return _with_history(claim)
+        return _with_history(actor, claim)
     return apply
 
 
@@ -85,7 +85,7 @@ def _prepare_claim_act(actor, envelope, claim):
         elif kind == ClaimActKind.VERIFY:
             # §18: every verification is an event, so followers see the quorum fill up.
             _record_event(claim, claim.state, claim.state, actor, message)
-        return _with_history(claim)
+        return _with_history(actor, claim)
     return apply
 
 
@@ -127,8 +127,8 @@ def _record_event(claim, from_state, to_state, actor, message):
         at=message.created_at, confirmed_at=message.created_at, confirmed_by=actor.identity)
 
 
-def _with_history(claim):
-    return claims_with_history().get(pk=claim.pk)
+def _with_history(actor, claim):
+    return access_claim(actor, claim.pk, right=Right.WRITE)
 
 
 def claim_redact(message):

@@ -9,6 +9,8 @@ returns."""
 from dataclasses import dataclass, field
 from typing import Callable
 
+from django.db.models import Q
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -58,6 +60,11 @@ class Profile:
     # profile that holds what such a proof points at checks its refs (evidence: an `artifact` proof names
     # a stored artifact, §18).
     proof_refs: dict = field(default_factory=dict)
+    # sight(actor) -> a Q on forum.Thread that the threads `actor` may see satisfy, or None when the profile
+    # hides nothing from it (rooms, §20). forum.access ANDs every profile's into the one predicate that
+    # every read of threads, messages, events and claims is filtered by. It builds the condition and runs
+    # no query (followers ask it on the event loop); equal conditions let followers share a read.
+    sight: Callable[[object], Q | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,15 @@ from django.db.models import F
 from django.utils import timezone
 
 from forum import erasure, policies
+from forum.access import access_message, access_thread, require_right
 from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
 from forum.envelope import title_from
 from forum.limits import limit
 from forum.models import ANYONE, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
 from forum.profiles import profile_for_kind, rights_for_kind
-from forum.selectors import access_thread, pending_proposal, require_right, restorable_event
+from forum.selectors import pending_proposal, restorable_event
 from forum.sequences import CursorOrderLocked, NextAwaitingSeq, lock_cursor_order
-from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
+from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard,
                                 NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
                                 ThreadLocked)
 
@@ -64,8 +65,8 @@ def _thread_open(actor, envelope):
 
 def _post_to_thread(actor, envelope):
     kind, extension = envelope["kind"], envelope["extension"]
-    thread = access_thread(actor, envelope["thread"], lock=True)
-    parent = _parent_of(thread, envelope.get("parent"))
+    thread = access_thread(actor, envelope["thread"], right=Right.WRITE, lock=True)
+    parent = _parent_of(actor, thread, envelope.get("parent"))
     profile = profile_for_kind(kind)
     resolved = profile.resolve(actor, thread, envelope) if profile and profile.resolve else None
     if policies.is_shut_out_by_lock(actor, thread, kind):
@@ -126,15 +127,12 @@ def _awaiting_left(kind, thread, new_state, confirmed, parent):
     return None if next_awaiting is policies.AWAITING_UNCHANGED else policies.awaiting(*next_awaiting)
 
 
-def _parent_of(thread, parent_id):
+def _parent_of(actor, thread, parent_id):
     if parent_id is None:
         # The default parent is the opening message, whose author is the creator: no query needed.
         return Message(pk=thread.first_message_id, thread_id=thread.pk, author_identity=thread.creator_identity,
                        author_extension=thread.creator_extension, depth=0)
-    parent = Message.objects.filter(pk=parent_id).only(
-        "thread_id", "author_identity", "author_extension", "depth").first()
-    if parent is None:
-        raise NotFound("message", f"msg_{parent_id}")
+    parent = access_message(actor, parent_id, right=Right.WRITE)
     if parent.thread_id != thread.pk:
         raise InvalidBody(f"msg_{parent_id} does not belong to th_{thread.pk}", field="parent")
     return parent
@@ -174,12 +172,10 @@ def message_redact(actor, message_id, reason=""):
     records a `redact` event (from and to the current state) whose note is `reason`; enqueues the vacuum of
     the tables it changed. Returns (message, thread). Refuses token_right_missing, not_found,
     invalid_transition (already redacted), rate_limited."""
-    require_right(actor, Right.LOCK)
-    thread_id = Message.objects.filter(pk=message_id).values_list("thread_id", flat=True).first()
-    if thread_id is None:
-        raise NotFound("message", f"msg_{message_id}")
-    thread = access_thread(actor, thread_id, lock=True)
-    message = Message.objects.get(pk=message_id)  # read again under the thread's lock: redactions serialise
+    thread_id = access_message(actor, message_id, right=Right.LOCK).thread_id
+    thread = access_thread(actor, thread_id, right=Right.LOCK, lock=True)
+    # Read again under the thread's lock: redactions serialise.
+    message = access_message(actor, message_id, right=Right.LOCK)
     if message.is_redacted:
         raise InvalidTransition(f"msg_{message_id} is already redacted", message_id=f"msg_{message_id}")
     tables = erasure.erase_message(message, thread)  # it refuses nothing, and locks its claim (lock order 3)
@@ -196,8 +192,7 @@ def message_redact(actor, message_id, reason=""):
 
 def _take_proposal(actor, thread_id):
     """The locked thread whose pending proposal a lock holder (or the human) confirms or dismisses."""
-    require_right(actor, Right.LOCK)
-    thread = access_thread(actor, thread_id, lock=True)
+    thread = access_thread(actor, thread_id, right=Right.LOCK, lock=True)
     if not thread.is_pending:
         raise NothingToConfirm(state=thread.state)
     now = timezone.now()

@@ -11,9 +11,9 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from forum.access import access_event, access_thread
 from forum.actors import Actor
-from forum.models import Message, StateEvent
-from forum.selectors import thread_get
+from forum.models import Message, Right, StateEvent
 from forum.wire import event_json, thread_json
 from parley_site.errors import ParleyError
 from parley_site.sealing import unseal
@@ -45,7 +45,7 @@ def announced(thread_id, message_id, event_id, awaiting):
     found = [(Delivery.Type.EVENT, event, thread_followers(thread_id, written_at)) for event in events]
     if awaiting:
         found.append((Delivery.Type.INBOX, None, inbox_followers(
-            awaiting["act"], awaiting["from"], tuple(awaiting["asker"]), written_at)))
+            thread_id, awaiting["act"], awaiting["from"], tuple(awaiting["asker"]), written_at)))
     return found
 
 
@@ -66,8 +66,8 @@ def fan_out(thread_id, message_id, event_id, awaiting, enqueue):
 def payload(delivery, actor):
     """The delivery rendered now, from its ids, in the REST reads' shapes, read as the webhook's token
     (`actor`) reads them: a refusal (ParleyError) when it may no longer."""
-    thread = thread_get(actor, delivery.thread_id)
-    event = StateEvent.objects.get(pk=delivery.event_id) if delivery.event_id else None
+    thread = access_thread(actor, delivery.thread_id, right=Right.READ)
+    event = access_event(actor, delivery.event_id, right=Right.READ) if delivery.event_id else None
     return {"type": delivery.type, "thread": thread_json(thread), "event": event_json(event) if event else None}
 
 
