@@ -33,7 +33,8 @@ class Profile:
     resolve: Callable | None = None
     # prepare(actor, thread, envelope, resolved) runs the profile's remaining checks right after the core's
     # transition check (§13: before limits, loop guard and rate limit) and returns apply(message) ->
-    # the profile's object | None, which runs once the message is stored.
+    # (the profile's object | None, the state events it recorded), which runs once the message is stored;
+    # the post announces those events with its own (forum.announce).
     prepare: Callable | None = None
     # render(object) -> the wire JSON of what apply returned: the write's answer carries it as "claim".
     render: Callable | None = None

@@ -10,7 +10,8 @@ from django.utils import timezone
 from forum import erasure, policies
 from forum.access import access_message, access_thread, require_right
 from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
-from forum.envelope import title_from
+from forum.announce import Announcement, announce
+from forum.envelope import CleanEnvelope, title_from
 from forum.limits import limit
 from forum.models import ANYONE, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
 from forum.profiles import profile_for_kind, rights_for_kind
@@ -28,14 +29,18 @@ THREAD_WRITE_FIELDS = [
 
 
 def message_post(actor, envelope):
-    """Post a cleaned envelope (forum.envelope.clean_envelope) as `actor`, who needs `write`.
+    """Post a cleaned envelope (a forum.envelope.CleanEnvelope: clean_envelope, check_envelope) as `actor`,
+    who needs `write`; anything else is a programming error (TypeError), never posted unchecked.
 
     Opens a thread for an `ask` without `thread`; otherwise locks the thread, applies §5–§9 and §14, stores
-    the message and, when the state moves, one state event. Returns (message, thread, profile result).
+    the message and, when the state moves, one state event, and announces the post (forum.announce).
+    Returns (message, thread, profile result).
     Refuses, in §13's order: token_right_missing, not_found (the thread, the parent, a profile's objects),
     invalid_body (a parent or a profile's object of another thread), thread_locked, thread_authority_missing,
     self_reply, invalid_transition, then a profile's own checks (forum.profiles), limit_exceeded, loop_guard,
     rate_limited."""
+    if not isinstance(envelope, CleanEnvelope):
+        raise TypeError(f"message_post takes a CleanEnvelope, not {type(envelope).__name__}")
     for right in (Right.WRITE, *rights_for_kind(envelope["kind"])):
         require_right(actor, right)
     with transaction.atomic():
@@ -59,7 +64,8 @@ def _thread_open(actor, envelope):
     message = _store_message(actor, thread, envelope, None, now, policies.awaiting(AwaitingAct.ANSWER, ANYONE))
     thread.first_message = thread.last_message = thread.awaiting_since = message
     thread.save(update_fields=["first_message", "last_message", "awaiting_since"])
-    _record_event(thread, message, None, State.OPEN, "ask", actor, now, confirmed=True)
+    event = _record_event(thread, message, None, State.OPEN, "ask", actor, now, confirmed=True)
+    announce(Announcement("post", thread, message, (event,), _awaiting_now(thread), now))
     return message, thread, None
 
 
@@ -101,9 +107,13 @@ def _post_to_thread(actor, envelope):
     thread.last_message = message
     thread.updated_at = now
     thread.save(update_fields=THREAD_WRITE_FIELDS)
+    events = ()
     if state_changes:
-        _record_event(thread, message, old_state, new_state, kind, actor, now, confirmed)
-    return message, thread, apply_profile(message) if apply_profile else None
+        events = (_record_event(thread, message, old_state, new_state, kind, actor, now, confirmed),)
+    result, profile_events = apply_profile(message) if apply_profile else (None, ())
+    entered = _awaiting_now(thread) if left is not None else None
+    announce(Announcement("post", thread, message, (*events, *profile_events), entered, now))
+    return message, thread, result
 
 
 def _check_limits(actor, thread, kind, depth, speaker, new_state):
@@ -147,7 +157,8 @@ def state_confirm(actor, thread_id):
     proposal = pending_proposal(thread).values("id")
     StateEvent.objects.filter(pk__in=proposal).update(confirmed_at=now, confirmed_by=actor.identity)
     thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
-    _end_proposal(thread, thread.state, "confirm", actor, now)
+    event = _end_proposal(thread, thread.state, "confirm", actor, now)
+    announce(Announcement("confirm", thread, None, (event,), _awaiting_now(thread), now))
     return thread
 
 
@@ -161,7 +172,8 @@ def state_dismiss(actor, thread_id, reason=""):
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
     thread.state_confirmed_at, thread.state_confirmed_by = restored.confirmed_at, restored.confirmed_by
-    _end_proposal(thread, proposed, "dismiss", actor, now, note=reason)
+    event = _end_proposal(thread, proposed, "dismiss", actor, now, note=reason)
+    announce(Announcement("dismiss", thread, None, (event,), _awaiting_now(thread), now))
     return thread
 
 
@@ -185,8 +197,10 @@ def message_redact(actor, message_id, reason=""):
     message.save(update_fields=["body", "provenance", "redacted_at", "redacted_by"])
     thread.updated_at = now
     thread.save(update_fields=["title", "updated_at"])
-    _record_event(thread, message, thread.state, thread.state, "redact", actor, now, confirmed=True, note=reason)
+    event = _record_event(thread, message, thread.state, thread.state, "redact", actor, now, confirmed=True,
+                          note=reason)
     erasure.reclaim_later(tables)
+    announce(Announcement("redact", thread, message, (event,), None, now))
     return message, thread
 
 
@@ -210,7 +224,16 @@ def _end_proposal(thread, from_state, label, actor, now, note=""):
     thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(thread, "", True)
     thread.updated_at = now
     thread.save(update_fields=THREAD_WRITE_FIELDS)
-    _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True, note=note)
+    return _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True, note=note)
+
+
+def _awaiting_now(thread):
+    """What a write announces of the move its thread awaits (forum.announce), or None when it awaits
+    nothing (a full thread, a closed one)."""
+    if thread.awaiting_act is None:
+        return None
+    return {"act": thread.awaiting_act, "from": thread.awaiting_from,
+            "asker": [thread.awaiting_by_identity, thread.awaiting_by_extension]}
 
 
 def _store_message(actor, thread, envelope, parent, now, awaiting_left):
@@ -243,7 +266,7 @@ def _set_awaiting(thread, act, who, since, asker):
 
 
 def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed, note=""):
-    StateEvent.objects.create(
+    return StateEvent.objects.create(
         thread=thread, message=message, from_state=from_state, to_state=to_state, label=label,
         origin=actor.origin, actor=actor.identity, at=now,
         confirmed_at=now if confirmed else None, confirmed_by=actor.identity if confirmed else "", note=note,

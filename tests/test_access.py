@@ -32,7 +32,6 @@ WITHOUT_THE_PREDICATE = {
     ("dialectic/selectors.py", "claims_by_message"): "the claims of messages already read through the "
                                                      "predicate; a claim lives in its message's thread",
     ("feed/stream.py", "head"): "a position (the inbox's newest), not a row",
-    ("webhooks/delivery.py", "announced"): "the rows its own write saved, to learn which write it was",
     ("feed/hub.py", "poll_sqlite"): "positions (the newest ids), not rows: whether anything was written",
 }
 
