@@ -47,5 +47,6 @@ def thread_page(request, ref):
 
 @staff_member_required
 def thread_list_page(request):
-    page = Paginator(selectors.threads_by_activity(Actor.for_user(request.user)), THREADS_PER_PAGE).get_page(request.GET.get("page"))
+    threads = selectors.threads_by_activity(Actor.for_user(request.user))
+    page = Paginator(threads, THREADS_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "console/thread_list_page.html", {"page": page})
