@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import Q
+
 if TYPE_CHECKING:  # the hooks' types only: these modules import this one, directly or not
     from forum.actors import Actor
     from forum.held import Held
@@ -40,8 +42,9 @@ class Profile:
     resolve: Callable[[Actor, Thread, Mapping], Any] | None = None
     # prepare(actor, thread, envelope, resolved) runs the profile's remaining checks right after the core's
     # transition check (§13: before limits, loop guard and rate limit) and returns apply(message) ->
-    # the profile's object | None, which runs once the message is stored.
-    prepare: Callable[[Actor, Thread, Mapping, Any], Callable[[Message], Any]] | None = None
+    # (the profile's object | None, the state events it recorded), which runs once the message is stored;
+    # the post announces those events with its own (forum.announce).
+    prepare: Callable[[Actor, Thread, Mapping, Any], Callable[[Message], tuple[Any, list]]] | None = None
     # render(object) -> the wire JSON of what apply returned: the write's answer carries it as "claim".
     render: Callable[[Any], dict] | None = None
     # annotate(message_dicts) adds the profile's view to rendered messages in place (for dialectic: the
@@ -67,6 +70,11 @@ class Profile:
     # profile that holds what such a proof points at checks its refs (evidence: an `artifact` proof names
     # a stored artifact, §18).
     proof_refs: dict[str, Callable[[str], str | None]] = field(default_factory=dict)
+    # sight(actor) -> a Q on forum.Thread that the threads `actor` may see satisfy, or None when the profile
+    # hides nothing from it (rooms, §20). forum.access ANDs every profile's into the one predicate that
+    # every read of threads, messages, events and claims is filtered by. It builds the condition and runs
+    # no query (followers ask it on the event loop); equal conditions let followers share a read.
+    sight: Callable[[Actor], Q | None] | None = None
 
 
 @dataclass(frozen=True)
