@@ -11,6 +11,10 @@
    as a ratio to the floor of the same round (x floor: how many floors one read costs; targets: CPU <= 1.5,
    MCP / REST <= 1.1). Medians over the rounds close each client count.
 
+4. `--part plans` (on a database seeded with `python -m bench.run --seed-only --no-analyze`, or any): the
+   plan of each read's query and its execution time, before and after jobs.statistics analyzed what had
+   changed (docs/performance.md, "Plans").
+
 It prints figures, not verdicts beyond the targets' marks."""
 import argparse
 import os
@@ -36,7 +40,7 @@ def arguments():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--growth-requests", type=int, default=200)
     parser.add_argument("--reads", nargs="+", default=list(READS), choices=READS)
-    parser.add_argument("--part", choices=["growth", "floor", "all"], default="all")
+    parser.add_argument("--part", choices=["growth", "floor", "plans", "all"], default="all")
     parser.add_argument("--reuse", action="store_true", help="keep already seeded databases")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--serve", choices=["asgi", "wsgi"], default="asgi")
@@ -143,8 +147,55 @@ def print_medians(clients, rounds, reads):
               f"{door[0]:.2f}, {door[1]:.2f}{marks[2]} |", flush=True)
 
 
+PLANNED = {  # read -> (a path of it, the table of its page's query)
+    "inbox": ("/api/v1/inbox", "forum_thread"),
+    "list_threads": ("/api/v1/threads", "forum_thread"),
+    "list_threads state=open": ("/api/v1/threads?state=open", "forum_thread"),
+    "list_events": ("/api/v1/events", "forum_stateevent"),
+    "list_events of th_50000": ("/api/v1/threads/th_50000/events", "forum_stateevent"),
+    "read_thread th_1": ("/api/v1/threads/th_1", "forum_message"),
+}
+
+
+def plan_summary(secret, path, table):
+    """The plan's nodes, outermost first, and its execution time, for the query on `table` GET `path` runs."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        assert Client(HTTP_AUTHORIZATION=f"Bearer {secret}").get(path).status_code == 200
+    (sql,) = [query["sql"] for query in queries if f'FROM "{table}"' in query["sql"]]
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
+        explained = cursor.fetchone()[0][0]
+    steps, plan = [], explained["Plan"]
+    while plan:
+        steps.append(plan["Node Type"] + (f" ({plan['Index Name']})" if "Index Name" in plan else ""))
+        plan = plan.get("Plans", [None])[0]
+    return " > ".join(steps), explained["Execution Time"]
+
+
+def plans(secrets):
+    from jobs.statistics import analyze_stale_tables
+
+    print("\n| read | plan before the statistics job | ms | after | ms |\n|---|---|---|---|---|")
+    before = {read: plan_summary(secrets[1], *where) for read, where in PLANNED.items()}
+    analyzed = analyze_stale_tables()
+    for read, where in PLANNED.items():
+        after = plan_summary(secrets[1], *where)
+        print(f"| {read} | {before[read][0]} | {before[read][1]:.2f} | {after[0]} | {after[1]:.2f} |", flush=True)
+    print(f"(the job analyzed: {', '.join(analyzed) or 'nothing'})")
+
+
 def main():
     args = arguments()
+    if args.part == "plans":
+        from bench.run import setup_django
+        from bench.seed import bench_secret
+
+        setup_django(args.database_url)
+        return plans([bench_secret(number) for number in range(args.tokens)])
     from bench.run import seed, setup_django, small_url
 
     urls = [small_url(args.database_url), args.database_url]
