@@ -111,8 +111,9 @@ def thread_rows(first_thread, first_message, count, per_thread, longer, tokens, 
                             identity((creator + 1) % tokens), at, None, "", "")
 
 
-def grow_to(threads, messages, tokens):
-    """Add threads and messages until the forum holds at least `threads` and `messages`."""
+def grow_to(threads, messages, tokens, analyze=True):
+    """Add threads and messages until the forum holds at least `threads` and `messages`; then ANALYZE what
+    grew, as a bulk load should (analyze=False: leave that to jobs.statistics, to see the plans without)."""
     ensure_tokens(tokens)
     size = current_size()
     new_threads = threads - size.threads
@@ -130,8 +131,9 @@ def grow_to(threads, messages, tokens):
         _copy_all(thread_rows(first_thread, first_message, new_threads, per_thread, longer, tokens,
                               size.awaiting_seq, big_first))
     _move_sequences()
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE forum_thread; ANALYZE forum_message; ANALYZE forum_stateevent")
+    if analyze:
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE forum_thread; ANALYZE forum_message; ANALYZE forum_stateevent")
     return current_size()
 
 
