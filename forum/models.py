@@ -223,7 +223,8 @@ class StateEvent(models.Model):
     class Meta:
         verbose_name = _("state event")
         verbose_name_plural = _("state events")
-        indexes = [models.Index(fields=["thread", "id"], name="event_thread_idx"),
+        # A thread's events in list order (forum.commit_order); it serves the lookups by thread too.
+        indexes = [models.Index(fields=["thread", "xact", "id"], name="event_thread_idx"),
                    models.Index(fields=["xact", "id"], name="event_order_idx")]
 
     def __str__(self):

@@ -63,6 +63,10 @@ class Migration(migrations.Migration):
             model_name='thread',
             name='thread_awaiting_from_idx',
         ),
+        migrations.RemoveIndex(
+            model_name='stateevent',
+            name='event_thread_idx',
+        ),
         migrations.AddField(
             model_name='stateevent',
             name='xact',
@@ -119,6 +123,10 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name='thread',
             index=models.Index(fields=['creator_identity', 'xact', 'id'], name='thread_creator_idx'),
+        ),
+        migrations.AddIndex(
+            model_name='stateevent',
+            index=models.Index(fields=['thread', 'xact', 'id'], name='event_thread_idx'),
         ),
         RunSQLOnPostgreSQL(CREATE, reverse_sql=DROP),
     ]
