@@ -18,7 +18,7 @@ from forum import cursors, selectors
 from forum.actors import Actor
 from forum.listings import Listing, events_listing, inbox_listing
 from forum.models import AwaitingAct, Thread
-from parley_site.errors import InvalidBody
+from parley_site.errors import InvalidBody, ParleyError
 
 RETRY_MILLISECONDS = 2000  # how soon an EventSource reconnects after a dropped connection
 
@@ -78,7 +78,8 @@ async def sse_frames(stream, first_items, subscription):
     """The stream's text: `retry:` at once, the first items, then whatever arrives, a comment heartbeat
     after each quiet `heartbeat_seconds`. Ends when the client goes (the server cancels it), or with a last
     `error` frame when its caller may no longer read it: checked before every read after the first and at
-    each heartbeat, so a revoked token is not served even while it catches up from an old cursor."""
+    each heartbeat, so a revoked token is not served even while it catches up from an old cursor; and when
+    a read refuses (a followed thread the caller may no longer see is not_found, forum.access)."""
     loop = asyncio.get_running_loop()
     heartbeat = feed_setting("heartbeat_seconds")
     try:
@@ -102,7 +103,11 @@ async def sse_frames(stream, first_items, subscription):
                 yield ": heartbeat\n\n"
                 quiet_since, items = loop.time(), []
                 continue
-            items = stream.take(await SHARED_READS.fetch(stream.actor, stream.listing, stream.after, stream.page,
-                                                         fresh_since))
+            try:
+                items = stream.take(await SHARED_READS.fetch(stream.actor, stream.listing, stream.after,
+                                                             stream.page, fresh_since))
+            except ParleyError as refusal:  # the followed thread went out of the caller's sight (§20)
+                yield refusal_frame(refusal)
+                return
     finally:
         subscription.cancel()

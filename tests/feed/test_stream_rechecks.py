@@ -211,3 +211,29 @@ def test_a_revoked_token_is_not_served_while_its_stream_catches_up_from_an_old_c
         await sync_to_async(token_revoke)(OPERATOR, bob.pk)
         await assert_last_frame(frames, "token_invalid")
     run(scenario)
+
+
+def test_a_stream_of_a_thread_that_goes_out_of_the_callers_sight_ends_not_found(as_alice, as_carol, bob,
+                                                                               heartbeat):
+    """A profile's sight (forum.access) narrowing while a stream follows a thread: the next read refuses,
+    and the stream's last frame says so, as a new request would be answered (§20)."""
+    from django.db.models import Q
+
+    from forum import profiles
+
+    heartbeat(60)
+    thread = as_alice.ask("Followed by bob")
+    stream = opened(bob, {"thread": int(thread.removeprefix("th_"))})
+    hidden = profiles.Profile(name="sight-test", manifest=dict,
+                              sight=lambda actor: Q(pk__in=[]) if actor.identity == bob.identity else None)
+
+    async def scenario():
+        frames = following(stream)
+        await next_frame(frames)
+        profiles.register(hidden)
+        try:
+            assert (await sync_to_async(as_carol.say)("answer", "Port 8000.", thread=thread)).status_code == 201
+            await assert_last_frame(frames, "not_found", object="thread")
+        finally:
+            del profiles.PROFILES["sight-test"]
+    run(scenario)
