@@ -13,7 +13,8 @@ from forum.policies import has_right, inbox_senders
 from parley_site.errors import InvalidBody, NotFound, TokenInvalid, TokenRightMissing
 
 # The columns an actor is built from: what a re-check of a token reads (current_actors).
-ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify")
+ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify", "expires_at",
+                "secret_hash", "previous_secret_hash", "previous_secret_ends_at")
 
 
 def _one_row(model, *, lock=False, null=(), **equal):
@@ -39,11 +40,17 @@ def token_by_secret(secret):
     token = _one_row(Token, secret_hash=digest, null=["revoked_at"])
     if token is None:  # a second query only for a secret that is not current: rare, and refused mostly
         token = _one_row(Token, previous_secret_hash=digest, null=["revoked_at"])
-        if token is not None and not token.previous_secret_ends_at > now:
-            token = None
-    if token is None or not token_is_unexpired(token, now):
+    if token is None or not secret_works(token, digest, now) or not token_is_unexpired(token, now):
         raise TokenInvalid()
     return token
+
+
+def secret_works(token, digest, now):
+    """Does the secret hashed `digest` still open `token` (unrevoked and unexpired aside): it is the
+    current secret, or the previous one within its rotation's grace."""
+    if digest == token.secret_hash:
+        return True
+    return digest == token.previous_secret_hash and token.previous_secret_ends_at > now
 
 
 def token_is_unexpired(token, now):
@@ -66,20 +73,29 @@ def actor_key(actor):
 
 
 def current_actors(keys):
-    """actor_key -> the caller as the database has it now, or None when it may no longer read at all (a
-    revoked or expired token; a user no longer active staff, whom authentication would refuse). One query
-    for all the tokens, one for the humans (rare: a moderator's browser), and one per other kind of
-    credential asked about (forum.credentials)."""
-    token_ids = [ref for kind, ref in keys if kind == "token"]
-    usernames = [ref for kind, ref in keys if kind == "human"]
+    """actor_key -> the caller as the database has it now, or None when it may no longer read at all: the
+    credential it came with no longer works (a line's secret rotated away or past its grace,
+    forum.credentials), or its token is revoked or expired, or its user no longer active staff, whom
+    authentication would refuse. One query for all the tokens, one for the humans (rare: a moderator's
+    browser), and one per other kind of credential asked about."""
     found = {}
     for name, kind in credentials.KINDS.items():
         ids = [ref for key_kind, ref in keys if key_kind == name]
         if ids:
             found.update(((name, ref), actor) for ref, actor in kind.current(ids).items())
-    if token_ids:
-        tokens = unexpired_tokens(timezone.now()).filter(pk__in=token_ids).only(*ACTOR_FIELDS)
-        found.update((("token", token.pk), Actor.for_token(token)) for token in tokens)
+    token_ids = [ref for kind, ref in keys if kind == "token"]
+    digests = {ref for kind, ref in keys if kind == credentials.LINE_SECRET}
+    if token_ids or digests:
+        now = timezone.now()
+        tokens = unexpired_tokens(now).filter(
+            Q(pk__in=token_ids) | Q(secret_hash__in=digests) | Q(previous_secret_hash__in=digests)
+        ).only(*ACTOR_FIELDS)
+        for token in tokens:
+            found[("token", token.pk)] = Actor.for_token(token)
+            for digest in {token.secret_hash, token.previous_secret_hash} & digests:
+                if secret_works(token, digest, now):
+                    found[(credentials.LINE_SECRET, digest)] = Actor.for_token(token, digest)
+    usernames = [ref for kind, ref in keys if kind == "human"]
     if usernames:
         user_model = get_user_model()
         users = user_model.objects.filter(**{f"{user_model.USERNAME_FIELD}__in": usernames},

@@ -16,7 +16,7 @@ from feed.follow import Subscription
 from feed.stream import head, sse_frames, stream_for
 from forum.actors import Actor
 from forum.selectors import actor_key
-from forum.tokens import token_revoke, token_update
+from forum.tokens import token_authenticate, token_revoke, token_rotate, token_update
 
 OPERATOR = Actor.for_operator("tests")
 
@@ -44,6 +44,14 @@ def heartbeat(settings):
 def opened(token, args=None):
     """A stream as the door opens it: starting from now, its first (empty) read done."""
     stream = stream_for(Actor.for_token(token), args or {}, 50)
+    stream.after = head(stream.listing.scope)
+    assert stream.next_items() == []
+    return stream
+
+
+def opened_with_secret(token):
+    """A stream as the door opens it for a request bearing the token's secret."""
+    stream = stream_for(token_authenticate(token.secret), {}, 50)
     stream.after = head(stream.listing.scope)
     assert stream.next_items() == []
     return stream
@@ -95,6 +103,60 @@ def test_a_stream_whose_token_expires_ends_at_the_next_heartbeat(bob, heartbeat)
         assert await next_frame(frames) == ": heartbeat\n\n"
         await sync_to_async(token_update)(OPERATOR, bob.pk, bob.rights, bob.label, expires_at=expired)
         await assert_last_frame(frames, "token_invalid")
+    run(scenario)
+
+
+def test_a_stream_opened_with_a_secret_rotated_away_ends_at_once(bob, heartbeat):
+    heartbeat(60)  # the refusal cannot come from a heartbeat
+    stream = opened_with_secret(bob)
+
+    async def scenario():
+        frames = following(stream)
+        await next_frame(frames)
+        await sync_to_async(token_rotate)(OPERATOR, bob.pk)
+        await assert_last_frame(frames, "token_invalid")
+    run(scenario)
+
+
+def test_a_stream_opened_with_the_old_secret_ends_when_the_grace_ends(bob, heartbeat):
+    heartbeat(60)
+    stream = opened_with_secret(bob)
+
+    async def scenario():
+        frames = following(stream)
+        await next_frame(frames)
+        await sync_to_async(token_rotate)(OPERATOR, bob.pk, 2)
+        loop = asyncio.get_running_loop()
+        rotated_at = loop.time()
+        await assert_last_frame(frames, "token_invalid")
+        assert 1.5 < loop.time() - rotated_at < 5
+    run(scenario)
+
+
+def test_a_stream_opened_with_the_old_secret_goes_on_within_the_grace(bob, heartbeat):
+    heartbeat(1)
+    stream = opened_with_secret(bob)
+
+    async def scenario():
+        frames = following(stream)
+        await next_frame(frames)
+        await sync_to_async(token_rotate)(OPERATOR, bob.pk, 60)
+        assert [await next_frame(frames) for _ in range(2)] == [": heartbeat\n\n"] * 2
+        await frames.aclose()
+    run(scenario)
+
+
+def test_a_stream_opened_with_the_new_secret_goes_on_when_the_old_one_stops(bob, heartbeat):
+    heartbeat(1)
+    _, bob.secret = token_rotate(OPERATOR, bob.pk, 60)
+    stream = opened_with_secret(bob)
+
+    async def scenario():
+        frames = following(stream)
+        await next_frame(frames)
+        await sync_to_async(token_rotate)(OPERATOR, bob.pk, 60)  # the new secret is now in its grace
+        assert [await next_frame(frames) for _ in range(2)] == [": heartbeat\n\n"] * 2
+        await frames.aclose()
     run(scenario)
 
 
