@@ -4,7 +4,7 @@ requests."""
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from forum.credentials import LINE_SECRET
+from forum.credentials import LINE_SECRET, STAFF_SESSION
 from forum.models import Origin, Right
 
 # Staff who hold this permission act as the human; other staff only read (the console and the API alike).
@@ -19,9 +19,10 @@ class Actor:
     label: str = ""
     token: object = None
     # (kind, id): the credential the caller came with, which forum.selectors.current_actors asks about again
-    # while a stream or a held call stays open (forum.credentials): a line's own secret (by its hash), an
-    # OAuth grant. None for an actor no request authenticated (the console's own actions, the operator):
-    # then its line or user is asked about. Never shown.
+    # while a stream or a held call stays open (forum.credentials): a line's own secret (by its hash), a
+    # staff session (by its key), an OAuth grant. None for an actor no request authenticated (the
+    # console's own actions, the operator): then its line or user is asked about. Never shown: a session
+    # key is a bearer secret.
     credential: tuple = field(default=None, repr=False)
     # When the credential stops by time alone (the token's expiry, the end of a rotation's grace), or None:
     # an open follower checks again then, without waiting for its heartbeat.
@@ -39,12 +40,14 @@ class Actor:
                    valid_until=min((end for end in ends if end is not None), default=None))
 
     @classmethod
-    def for_user(cls, user):
-        """§7 rule 4: the human stands above every right — once granted MODERATE_PERMISSION."""
+    def for_user(cls, user, session_key=None):
+        """§7 rule 4: the human stands above every right — once granted MODERATE_PERMISSION. With
+        `session_key`, as signed in through that session, for no longer than it stands."""
         acts = user.is_active and user.is_staff and user.has_perm(MODERATE_PERMISSION)
         rights = frozenset(Right.values) if acts else frozenset({Right.READ})
         return cls(identity=f"human:{user.get_username()}", origin=Origin.USER, rights=rights,
-                   label=user.get_username())
+                   label=user.get_username(),
+                   credential=(STAFF_SESSION, session_key) if session_key is not None else None)
 
     @classmethod
     def for_operator(cls, command):

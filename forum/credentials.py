@@ -1,8 +1,9 @@
-"""What a caller authenticates with. The core knows a line's own secret itself (LINE_SECRET). Other bearer
-credentials plug in here, from their AppConfig.ready(): an OAuth access token (oauth/) is one. A credential
-acts as a line, so rights, limits, slots and webhooks stay the line's; the core only asks the credential's
-kind who the caller is, at each request (forum.tokens.token_authenticate) and again while a stream stays
-open (forum.selectors.current_actors): a follower lives no longer than the credential it was opened with.
+"""What a caller authenticates with. The core knows two kinds itself: a line's own secret (LINE_SECRET) and
+a staff user's console session (STAFF_SESSION). Other bearer credentials plug in here, from their
+AppConfig.ready(): an OAuth access token (oauth/) is one. A credential acts as a line, so rights, limits,
+slots and webhooks stay the line's; the core only asks the credential's kind who the caller is, at each
+request (forum.tokens.token_authenticate) and again while a stream stays open
+(forum.selectors.current_actors): a follower lives no longer than the credential it was opened with.
 
 The core imports no kind's module: a secret names its kind by its prefix, which a line's own secrets
 (`pt_`, forum.tokens.new_secret) never start with."""
@@ -21,9 +22,10 @@ class CredentialKind:
     current: Callable
 
 
-# The core's own kind, as forum.actors.Actor.credential names it: a line's secret by its hash (a rotation
-# ends it at once, or when its grace ends).
+# The core's own kinds, as forum.actors.Actor.credential names them: a line's secret by its hash (a rotation
+# ends it at once, or when its grace ends), a staff session by its key (a logout or a new password ends it).
 LINE_SECRET = "secret"
+STAFF_SESSION = "session"
 
 KINDS = {}
 

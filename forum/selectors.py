@@ -1,9 +1,13 @@
 """Every read, and the access checks every service goes through (access_thread, access_message). A selector
 never writes."""
-from django.contrib.auth import get_user_model
+from importlib import import_module
+
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.db import connection
 from django.db.models import Case, F, Max, OuterRef, Q, Subquery, When
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare
 
 from forum import credentials, limits
 from forum.actors import Actor
@@ -74,10 +78,11 @@ def actor_key(actor):
 
 def current_actors(keys):
     """actor_key -> the caller as the database has it now, or None when it may no longer read at all: the
-    credential it came with no longer works (a line's secret rotated away or past its grace,
-    forum.credentials), or its token is revoked or expired, or its user no longer active staff, whom
-    authentication would refuse. One query for all the tokens, one for the humans (rare: a moderator's
-    browser), and one per other kind of credential asked about."""
+    credential it came with no longer works (a line's secret rotated away or past its grace, a staff
+    session logged out or outlived by a new password, forum.credentials), or its token is revoked or
+    expired, or its user no longer active staff, whom authentication would refuse. One query for all the
+    tokens, one for the humans (rare: a moderator's browser) and each of their sessions, and one per other
+    kind of credential asked about."""
     found = {}
     for name, kind in credentials.KINDS.items():
         ids = [ref for key_kind, ref in keys if key_kind == name]
@@ -95,13 +100,45 @@ def current_actors(keys):
             for digest in {token.secret_hash, token.previous_secret_hash} & digests:
                 if secret_works(token, digest, now):
                     found[(credentials.LINE_SECRET, digest)] = Actor.for_token(token, digest)
+    sessions = [ref for kind, ref in keys if kind == credentials.STAFF_SESSION]
+    signed_in = _signed_in(sessions)
+    users = {user_id for user_id, _ in signed_in.values()}
     usernames = [ref for kind, ref in keys if kind == "human"]
-    if usernames:
+    if usernames or users:
         user_model = get_user_model()
-        users = user_model.objects.filter(**{f"{user_model.USERNAME_FIELD}__in": usernames},
+        staff = user_model.objects.filter(Q(**{f"{user_model.USERNAME_FIELD}__in": usernames}) | Q(pk__in=users),
                                           is_active=True, is_staff=True)
-        found.update((("human", user.get_username()), Actor.for_user(user)) for user in users)
+        by_pk = {}
+        for user in staff:
+            found[("human", user.get_username())] = Actor.for_user(user)
+            by_pk[user.pk] = user
+        for key, (user_id, auth_hash) in signed_in.items():
+            user = by_pk.get(user_id)
+            if user is not None and _session_hash_matches(user, auth_hash):
+                found[(credentials.STAFF_SESSION, key)] = Actor.for_user(user, key)
     return {key: found.get(key) for key in keys}
+
+
+def _signed_in(session_keys):
+    """session key -> (the id of the user signed in through it, the auth hash it holds), for each session
+    that is unexpired and signed in through a backend still configured; read through the site's session
+    engine, never written."""
+    engine, user_model, signed_in = import_module(settings.SESSION_ENGINE), get_user_model(), {}
+    for key in session_keys:
+        data = engine.SessionStore(key).load()
+        if SESSION_KEY in data and data.get(BACKEND_SESSION_KEY) in settings.AUTHENTICATION_BACKENDS:
+            signed_in[key] = (user_model._meta.pk.to_python(data[SESSION_KEY]), data.get(HASH_SESSION_KEY))
+    return signed_in
+
+
+def _session_hash_matches(user, auth_hash):
+    """As django.contrib.auth.get_user decides it: the session still holds the hash of the user's password
+    (under the current SECRET_KEY or a fallback), so a new password, and with it every other session's
+    end, ends this one too."""
+    if not auth_hash:
+        return False
+    hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
+    return any(constant_time_compare(auth_hash, known) for known in hashes)
 
 
 def require_right(actor, right):

@@ -7,13 +7,16 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
+from django.contrib.sessions.backends.db import SessionStore
 from django.db import connection
+from django.test import Client, RequestFactory
 from django.utils import timezone
 
 from feed import follow
 from feed.caller_checks import CallerChecks
 from feed.follow import Subscription
 from feed.stream import head, sse_frames, stream_for
+from feed.views import authenticate
 from forum.actors import Actor
 from forum.selectors import actor_key
 from forum.tokens import token_authenticate, token_revoke, token_rotate, token_update
@@ -237,6 +240,57 @@ def test_a_staff_users_stream_ends_when_the_user_is_no_longer_staff(human, heart
         human.is_staff = False
         await sync_to_async(human.save)()
         await assert_last_frame(frames, "token_invalid")
+    run(scenario)
+
+
+def opened_in_a_session(user):
+    """A staff user's stream as the door opens it for the console's live script: signed in through a
+    session of its own; answers the stream and the client holding that session."""
+    client = Client()
+    client.force_login(user)
+    request = RequestFactory().get("/api/v1/events/stream")
+    request.session, request.user = SessionStore(client.session.session_key), user
+    stream = stream_for(authenticate(request), {}, 50)
+    stream.after = head(stream.listing.scope)
+    return stream, client
+
+
+def test_a_staff_users_stream_ends_when_its_session_logs_out(human, heartbeat):
+    heartbeat(1)
+    stream, client = opened_in_a_session(human)
+
+    async def scenario():
+        frames = following(stream)
+        await next_frame(frames)
+        assert await next_frame(frames) == ": heartbeat\n\n"
+        await sync_to_async(client.logout)()
+        await assert_last_frame(frames, "token_invalid")
+    run(scenario)
+
+
+def test_a_staff_users_stream_ends_when_the_password_changes(human, heartbeat):
+    heartbeat(1)
+    stream, _ = opened_in_a_session(human)
+
+    async def scenario():
+        frames = following(stream)
+        await next_frame(frames)
+        assert await next_frame(frames) == ": heartbeat\n\n"
+        human.set_password("a-new-password-4711")
+        await sync_to_async(human.save)()
+        await assert_last_frame(frames, "token_invalid")
+    run(scenario)
+
+
+def test_a_staff_users_stream_goes_on_while_its_session_stands(human, heartbeat):
+    heartbeat(1)
+    stream, _ = opened_in_a_session(human)
+
+    async def scenario():
+        frames = following(stream)
+        await next_frame(frames)
+        assert [await next_frame(frames) for _ in range(2)] == [": heartbeat\n\n"] * 2
+        await frames.aclose()
     run(scenario)
 
 
