@@ -151,7 +151,7 @@ def test_a_stream_opened_with_the_old_secret_goes_on_within_the_grace(bob, heart
 
 def test_a_stream_opened_with_the_new_secret_goes_on_when_the_old_one_stops(bob, heartbeat):
     heartbeat(1)
-    _, bob.secret = token_rotate(OPERATOR, bob.pk, 60)
+    bob.secret = token_rotate(OPERATOR, bob.pk, 60).secret
     stream = opened_with_secret(bob)
 
     async def scenario():
