@@ -88,35 +88,49 @@ def current_actors(keys):
         ids = [ref for key_kind, ref in keys if key_kind == name]
         if ids:
             found.update(((name, ref), actor) for ref, actor in kind.current(ids).items())
+    found.update(_token_actors(keys))
+    found.update(_human_actors(keys))
+    return {key: found.get(key) for key in keys}
+
+
+def _token_actors(keys):
+    """The tokens' part of current_actors: by token (an actor no request authenticated) or by the secret
+    it came with, in one query."""
     token_ids = [ref for kind, ref in keys if kind == "token"]
     digests = {ref for kind, ref in keys if kind == credentials.LINE_SECRET}
-    if token_ids or digests:
-        now = timezone.now()
-        tokens = unexpired_tokens(now).filter(
-            Q(pk__in=token_ids) | Q(secret_hash__in=digests) | Q(previous_secret_hash__in=digests)
-        ).only(*ACTOR_FIELDS)
-        for token in tokens:
-            found[("token", token.pk)] = Actor.for_token(token)
-            for digest in {token.secret_hash, token.previous_secret_hash} & digests:
-                if secret_works(token, digest, now):
-                    found[(credentials.LINE_SECRET, digest)] = Actor.for_token(token, digest)
-    sessions = [ref for kind, ref in keys if kind == credentials.STAFF_SESSION]
-    signed_in = _signed_in(sessions)
-    users = {user_id for user_id, _ in signed_in.values()}
+    if not (token_ids or digests):
+        return {}
+    now, found = timezone.now(), {}
+    tokens = unexpired_tokens(now).filter(
+        Q(pk__in=token_ids) | Q(secret_hash__in=digests) | Q(previous_secret_hash__in=digests)
+    ).only(*ACTOR_FIELDS)
+    for token in tokens:
+        found[("token", token.pk)] = Actor.for_token(token)
+        for digest in {token.secret_hash, token.previous_secret_hash} & digests:
+            if secret_works(token, digest, now):
+                found[(credentials.LINE_SECRET, digest)] = Actor.for_token(token, digest)
+    return found
+
+
+def _human_actors(keys):
+    """The humans' part of current_actors: by username (an actor no request authenticated) or by the
+    session it came with; one query for the users, one per session."""
+    signed_in = _signed_in([ref for kind, ref in keys if kind == credentials.STAFF_SESSION])
     usernames = [ref for kind, ref in keys if kind == "human"]
-    if usernames or users:
-        user_model = get_user_model()
-        staff = user_model.objects.filter(Q(**{f"{user_model.USERNAME_FIELD}__in": usernames}) | Q(pk__in=users),
-                                          is_active=True, is_staff=True)
-        by_pk = {}
-        for user in staff:
-            found[("human", user.get_username())] = Actor.for_user(user)
-            by_pk[user.pk] = user
-        for key, (user_id, auth_hash) in signed_in.items():
-            user = by_pk.get(user_id)
-            if user is not None and _session_hash_matches(user, auth_hash):
-                found[(credentials.STAFF_SESSION, key)] = Actor.for_user(user, key)
-    return {key: found.get(key) for key in keys}
+    if not (usernames or signed_in):
+        return {}
+    user_model, found, by_pk = get_user_model(), {}, {}
+    users = {user_id for user_id, _ in signed_in.values()}
+    staff = user_model.objects.filter(Q(**{f"{user_model.USERNAME_FIELD}__in": usernames}) | Q(pk__in=users),
+                                      is_active=True, is_staff=True)
+    for user in staff:
+        found[("human", user.get_username())] = Actor.for_user(user)
+        by_pk[user.pk] = user
+    for key, (user_id, auth_hash) in signed_in.items():
+        user = by_pk.get(user_id)
+        if user is not None and _session_hash_matches(user, auth_hash):
+            found[(credentials.STAFF_SESSION, key)] = Actor.for_user(user, key)
+    return found
 
 
 def _signed_in(session_keys):
