@@ -23,10 +23,10 @@ class Actor:
     # staff session (by its key), an OAuth grant. None for an actor no request authenticated (the
     # console's own actions, the operator): then its line or user is asked about. Never shown: a session
     # key is a bearer secret.
-    credential: tuple = field(default=None, repr=False)
+    credential: tuple | None = field(default=None, repr=False)
     # When the credential stops by time alone (the token's expiry, the end of a rotation's grace), or None:
     # an open follower checks again then, without waiting for its heartbeat.
-    valid_until: datetime = None
+    valid_until: datetime | None = None
 
     @classmethod
     def for_token(cls, token, secret_hash=None):

@@ -109,7 +109,7 @@ def test_a_stream_whose_token_expires_ends_at_the_next_heartbeat(bob, heartbeat)
     run(scenario)
 
 
-def test_a_stream_opened_with_a_secret_rotated_away_ends_at_once(bob, heartbeat):
+def test_a_stream_opened_with_a_secret_rotated_away_ends_at_once(as_alice, bob, heartbeat):
     heartbeat(60)  # the refusal cannot come from a heartbeat
     stream = opened_with_secret(bob)
 
@@ -117,6 +117,7 @@ def test_a_stream_opened_with_a_secret_rotated_away_ends_at_once(bob, heartbeat)
         frames = following(stream)
         await next_frame(frames)
         await sync_to_async(token_rotate)(OPERATOR, bob.pk)
+        await sync_to_async(as_alice.ask)("Posted after the rotation")  # wakes a stream on SQLite too
         await assert_last_frame(frames, "token_invalid")
     run(scenario)
 

@@ -14,7 +14,7 @@ from forum.dispatch import call
 from forum.operations import INBOX
 from forum.tokens import token_revoke, token_rotate, token_update
 from parley_site.errors import InvalidBody
-from tests.asgi_client import AsgiClient, McpAsgiClient
+from tests.asgi_client import McpAsgiClient
 from tests.conftest import Agent
 from tests.mcp_bridge.conftest import McpAgent, refusal
 
@@ -210,10 +210,11 @@ def test_a_wait_answers_token_invalid_once_its_token_expires_meanwhile(as_alice,
     assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")
 
 
-def test_a_wait_opened_with_a_secret_rotated_away_answers_token_invalid_at_once(as_bob, bob):
+def test_a_wait_opened_with_a_secret_rotated_away_answers_token_invalid_at_once(as_alice, as_bob, bob):
     async def rotate():
         await until_holding(bob, 1)
-        await sync_to_async(token_rotate)(OPERATOR, bob.pk)  # no write follows: the rotation itself ends it
+        await sync_to_async(token_rotate)(OPERATOR, bob.pk)
+        await sync_to_async(as_alice.ask)("Posted after the rotation")  # wakes a waiter on SQLite too
     started = time.monotonic()
     response, _ = held_calls(rest_wait(as_bob, 10), rotate)
     assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")
