@@ -114,9 +114,9 @@ def _human_actors(keys):
         found[("human", user.get_username())] = Actor.for_user(user)
         by_pk[user.pk] = user
     for key, (user_id, auth_hash) in signed_in.items():
-        user = by_pk.get(user_id)
-        if user is not None and _session_hash_matches(user, auth_hash):
-            found[(credentials.STAFF_SESSION, key)] = Actor.for_user(user, key)
+        signed_in_user = by_pk.get(user_id)
+        if signed_in_user is not None and _session_hash_matches(signed_in_user, auth_hash):
+            found[(credentials.STAFF_SESSION, key)] = Actor.for_user(signed_in_user, key)
     return found
 
 
