@@ -5,6 +5,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
 from django.db import InterfaceError, OperationalError, connection
+from django.utils import timezone
 
 from feed.caller_checks import CallerChecks
 from feed.hub import HUB
@@ -84,6 +85,15 @@ class SharedReads:
 
 SHARED_READS = SharedReads()
 CALLER_CHECKS = CallerChecks(on_pool)
+
+
+def until_checked(actor, seconds):
+    """How long a follower may sleep before it checks its caller again: `seconds`, or less when the
+    credential it came with stops by time before then (the token's expiry, the end of a rotation's grace),
+    so that it ends then and not at its next heartbeat."""
+    if actor.valid_until is None:
+        return seconds
+    return min(seconds, (actor.valid_until - timezone.now()).total_seconds())
 
 
 async def caller_now(actor, needs):

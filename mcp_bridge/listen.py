@@ -17,7 +17,7 @@ from mcp_types import (INVALID_REQUEST, ResourceUpdatedNotification, ResourceUpd
                        SubscriptionFilter, SubscriptionsAcknowledgedNotification,
                        SubscriptionsAcknowledgedNotificationParams)
 
-from feed.follow import READS, caller_now, on_pool
+from feed.follow import READS, caller_now, on_pool, until_checked
 from feed.hub import HUB
 from feed.profile import feed_setting
 from feed.slots import SLOTS, STREAMS, owner_key
@@ -140,16 +140,17 @@ async def listen(ctx, params):
     finally:
         HUB.unsubscribe(hearing)
         READS.submit(SLOTS.release, STREAMS, *listening.slot)  # off the event loop: it may touch the database
-    return {"_meta": meta}
+    return {"resultType": "complete", "_meta": meta}  # the stream ended gracefully: its caller may no longer read
 
 
 async def deliver(ctx, listening, woken, meta):
     """Until the client leaves (which cancels this) or its caller may no longer read: each uri a note made
-    worth reading again, once per wake-up; the caller is checked again then, and at each quiet heartbeat."""
+    worth reading again, once per wake-up; the caller is checked again then, at each quiet heartbeat and
+    when its credential stops by time (a rotation's grace ends)."""
     heartbeat = feed_setting("heartbeat_seconds")
     while True:
         try:
-            await asyncio.wait_for(woken.wait(), heartbeat)
+            await asyncio.wait_for(woken.wait(), max(until_checked(listening.actor, heartbeat), 0))
         except TimeoutError:
             pass
         woken.clear()
