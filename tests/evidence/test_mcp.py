@@ -71,6 +71,22 @@ def test_put_artifact_refuses_a_malformed_media_type_naming_it(alice):
     assert (error["reason"], error["detail"]["field"], error["status"]) == ("invalid_body", "media_type", 400)
 
 
+@pytest.mark.parametrize("control", ["\r", "\n", "\r\n", "\x00", "\x7f", "\u00e9"])
+def test_put_artifact_refuses_a_media_type_quoting_anything_but_visible_ascii(alice, control):
+    with nothing_stored():
+        error = refusal(McpAgent(alice).call("put_artifact", {
+            "text": "x", "media_type": f'text/plain; note="a{control}b"'}))
+    assert (error["reason"], error["detail"]["field"], error["status"]) == ("invalid_body", "media_type", 400)
+
+
+def test_put_artifact_keeps_a_quoted_parameter_of_visible_ascii_spaces_and_tabs(alice, bob):
+    media_type = 'text/plain; note="a b\tc \\"d\\" ~!"'
+    written = ok(McpAgent(alice).call("put_artifact", {"text": "x", "media_type": media_type}))
+    assert written["artifact"]["media_type"] == media_type
+    download = Agent(bob).get(f"/api/v1/artifacts/{written['artifact']['id']}")
+    assert (download.status_code, download["Content-Type"]) == (200, media_type)
+
+
 def test_a_put_over_request_max_bytes_is_refused_413_as_every_mcp_request(alice, settings):
     text = "x" * settings.PARLEY_LIMITS["request_max_bytes"]
     with nothing_stored():

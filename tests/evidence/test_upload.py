@@ -51,6 +51,11 @@ def test_it_refuses_a_malformed_content_type(as_alice, content_type):
         refused(upload(as_alice, TEXT, content_type), 400, "invalid_body", field="Content-Type")
 
 
+def test_it_refuses_a_content_type_quoting_bytes_beyond_visible_ascii(as_alice):
+    with nothing_stored():
+        refused(upload(as_alice, TEXT, 'text/plain; note="caf\u00e9"'), 400, "invalid_body", field="Content-Type")
+
+
 def test_it_refuses_an_upload_without_a_token(agent, db):
     with nothing_stored():
         refused(upload(agent(None)), 401, "token_invalid")
