@@ -8,8 +8,8 @@ DEFAULT = "application/octet-stream"
 TEXT_DEFAULT = "text/plain; charset=utf-8"
 MAX_CHARS = 255
 # RFC 9110 §8.3.1: type "/" subtype, each a token, then parameters of token=(token|quoted-string). A
-# quoted string holds visible ASCII, spaces and tabs only (§5.6.4 without obs-text): a CR, LF or NUL would
-# make the type unservable as a header, and the first upload's type is every later download's.
+# quoted string holds visible ASCII, spaces and tabs only (RFC 9110's, without obs-text): a CR, LF or NUL
+# would make the type unservable as a header, and the first upload's type is every later download's.
 TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 QUOTED = r'"(?:[\t \x21\x23-\x5b\x5d-\x7e]|\\[\t \x21-\x7e])*"'
 MEDIA_TYPE = re.compile(rf"({TOKEN})/({TOKEN})((?:[ \t]*;[ \t]*{TOKEN}=(?:{TOKEN}|{QUOTED}))*)[ \t]*")
