@@ -17,7 +17,8 @@ def artifact_put(actor, staged, media_type):
     (invalid_body naming `signatures`), the `write` right, a redacted artifact with these bytes (not_found
     with detail.redacted), then the rate limit, which counts only an upload that stores new bytes (§14).
     The first upload's media type and uploader stay."""
-    attests = envelopes.inspect(staged.inspected_bytes())
+    with staged.contents() as data:
+        attests = envelopes.inspect(data)
     require_right(actor, Right.WRITE)
     with transaction.atomic():
         artifact = artifact_find(staged.id)

@@ -2,6 +2,8 @@
 they are hashed and counted, a chunk at a time, so that no upload is ever held whole in memory, and one
 past `artifact_max_bytes` is refused as soon as its bytes pass the limit."""
 import hashlib
+import mmap
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 
@@ -9,7 +11,6 @@ from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 from django.urls import reverse
 
-from evidence.envelopes import INSPECTED_MAX_BYTES
 from parley_site.errors import RequestTooLarge
 
 CHUNK_BYTES = 64 * 1024
@@ -26,14 +27,16 @@ class Staged:
         # What an idempotency fingerprint (forum.idempotency) records of an upload: its content.
         return self.id
 
-    def inspected_bytes(self):
-        """The bytes for evidence.envelopes.inspect: all of them up to INSPECTED_MAX_BYTES, else None."""
-        if self.size > INSPECTED_MAX_BYTES:
-            return None
-        self.file.seek(0)
-        data = self.file.read()
-        self.file.seek(0)
-        return data
+    @contextmanager
+    def contents(self):
+        """The bytes as a read-only view of the staged file (for evidence.envelopes.inspect), which the
+        operating system pages in as they are read: never a copy of the whole upload in memory."""
+        if self.size == 0:
+            yield b""  # an empty file cannot be mapped
+            return
+        self.file.flush()
+        with mmap.mmap(self.file.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            yield view
 
     def close(self):
         self.file.close()

@@ -8,6 +8,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
 
+from evidence.envelopes import INSPECTED_MAX_BYTES
 from evidence.trust import realm_distrust
 from tests.conftest import Agent
 from tests.dialectic.conftest import act, assert_claim
@@ -36,6 +37,13 @@ def with_subject(realm, name):
     return realm.sign(statement)
 
 
+def without(realm, field):
+    """Validly signed by the realm, but its claim lacks `field`."""
+    statement = realm.statement()
+    del statement["predicate"]["claim"][field]
+    return realm.sign(statement)
+
+
 # Each refusal of §18's checks, as the bytes another realm's agent might upload.
 FAILING = {
     "a tampered payload": tampered,
@@ -45,6 +53,8 @@ FAILING = {
     "this realm's own": lambda acme: Realm(settings.PARLEY_REALM, Ed25519PrivateKey.generate()).sign(),
     "a subject of another realm": lambda acme: with_subject(acme, "parley:globex/cl_7"),
     "a digest not of the statement": lambda acme: with_digest(acme, "00" * 32),
+    "a claim without a state": lambda acme: without(acme, "state"),
+    "a claim without a certainty": lambda acme: without(acme, "certainty"),
 }
 
 
@@ -102,3 +112,11 @@ def test_a_local_verify_cites_another_realms_attestation(as_alice, make_token, a
     response = act(vera, "verify", claim, thread, proof=[{"kind": "artifact", "ref": attestation}])
     assert response.status_code == 201, response.json()
     assert response.json()["claim"]["state"] == "verified"
+
+
+def test_a_forged_envelope_padded_past_the_inspected_size_is_refused_and_not_stored(as_alice, trusted_acme):
+    forged = Realm("acme", Ed25519PrivateKey.generate()).sign()
+    data = forged[:1] + b" " * (INSPECTED_MAX_BYTES + 1) + forged[1:]
+    before = stored_world()
+    refused(upload(as_alice, data, content_type="application/json"), 400, "invalid_body", field="signatures")
+    assert stored_world() == before
