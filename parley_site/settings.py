@@ -354,6 +354,8 @@ PARLEY_VERIFY_QUORUM = env_int("PARLEY_VERIFY_QUORUM", 1, 1, 8)
 PARLEY_EVIDENCE = {
     "artifact_max_bytes": env_int("PARLEY_ARTIFACT_MAX_BYTES", 10485760, 1, 1 << 34),
 }
+# The seconds an artifact upload's whole body may take to arrive (under ASGI); a stalled one is refused.
+PARLEY_UPLOAD_BODY_SECONDS = env_int("PARLEY_UPLOAD_BODY_SECONDS", 120, 1, 3600)
 # A query of a request that runs longer is cancelled and the request refused 503 (PostgreSQL; 0: none).
 PARLEY_STATEMENT_TIMEOUT_MS = env_int("PARLEY_STATEMENT_TIMEOUT_MS", 5000, 0, 600000)
 
