@@ -79,7 +79,7 @@ def test_request_max_bytes_does_not_bound_an_upload_over_asgi(writer, settings):
 
 
 def test_an_undeclared_upload_is_refused_413_once_it_passes_artifact_max_bytes_and_not_read_further(writer, settings):
-    settings.PARLEY_EVIDENCE = {"artifact_max_bytes": 3 * CHUNK}
+    settings.PARLEY_EVIDENCE = {**settings.PARLEY_EVIDENCE, "artifact_max_bytes": 3 * CHUNK}
     status, body, read = upload_over_asgi(writer, b"z" * (10 * CHUNK), declare_length=False)
     assert status == 413
     assert json.loads(body) == RequestTooLarge("artifact_max_bytes", 3 * CHUNK).as_body()
@@ -88,7 +88,7 @@ def test_an_undeclared_upload_is_refused_413_once_it_passes_artifact_max_bytes_a
 
 
 def test_a_declared_upload_over_artifact_max_bytes_is_refused_413_unread(writer, settings):
-    settings.PARLEY_EVIDENCE = {"artifact_max_bytes": CHUNK}
+    settings.PARLEY_EVIDENCE = {**settings.PARLEY_EVIDENCE, "artifact_max_bytes": CHUNK}
     status, body, read = upload_over_asgi(writer, b"z" * (2 * CHUNK))
     assert (status, read) == (413, 0)
     assert json.loads(body) == RequestTooLarge("artifact_max_bytes", CHUNK).as_body()
