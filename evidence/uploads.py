@@ -90,22 +90,18 @@ def streamed_upload(request_threads, scope):
     if scope["method"] != "POST" or scope["path"] != upload_path():
         return None
     maximum, seconds = settings.PARLEY_EVIDENCE["artifact_max_bytes"], settings.PARLEY_UPLOAD_BODY_SECONDS
-    return Streamed(limit=maximum, too_large=refusal(RequestTooLarge("artifact_max_bytes", maximum)),
-                    checked=partial(caller_refusal, request_threads), body_seconds=seconds,
-                    stalled=refusal(InvalidBody(f"the body did not arrive within {seconds} seconds", field="body")))
+    return Streamed(limit=maximum, too_large=Refusal.of(RequestTooLarge("artifact_max_bytes", maximum)),
+                    checked=partial(caller_refusal, request_threads), body_seconds=seconds, stalled=Refusal.of(
+                        InvalidBody(f"the body did not arrive within {seconds} seconds", field="body")))
 
 
 async def caller_refusal(request_threads, scope):
     """token_invalid (§13's first refusal) for a caller with no credential or an invalid bearer token; a
     staff session is Django's to check."""
     if not carries_credential(scope):
-        return refusal(TokenInvalid())
+        return Refusal.of(TokenInvalid())
     authorization = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
     if not authorization:
         return None
     found = await refusal_on(request_threads, authorization)
-    return None if found is None else refusal(found)
-
-
-def refusal(error):
-    return Refusal(error.status, error.as_body(), tuple(error.headers().items()))
+    return None if found is None else Refusal.of(found)

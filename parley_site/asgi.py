@@ -40,8 +40,8 @@ def too_large_body(scope):
     if scope["path"] in MCP_PATHS:
         return Refusal(413, too_large())
     if not carries_credential(scope):
-        return Refusal(401, TokenInvalid().as_body(), tuple(TokenInvalid().headers().items()))
-    return Refusal(413, RequestTooLarge("request_max_bytes", request_max_bytes()).as_body())
+        return Refusal.of(TokenInvalid())
+    return Refusal.of(RequestTooLarge("request_max_bytes", request_max_bytes()))
 
 
 def with_mcp(django, doors):

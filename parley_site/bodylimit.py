@@ -27,6 +27,11 @@ class Refusal:
     body: dict
     headers: tuple = ()
 
+    @classmethod
+    def of(cls, error):
+        """The answer of a §13 refusal (a parley_site.errors.ParleyError)."""
+        return cls(error.status, error.as_body(), tuple(error.headers().items()))
+
 
 @dataclass(frozen=True)
 class Streamed:
