@@ -7,8 +7,8 @@ from django.utils import timezone
 from evidence import envelopes, storage
 from evidence.models import Artifact
 from evidence.selectors import artifact_find, redacted_refusal
+from forum.access import require_right
 from forum.models import Right, Token
-from forum.selectors import require_right
 from forum.services import count_write
 from parley_site.errors import InvalidTransition, LimitExceeded, NotFound
 
