@@ -352,10 +352,14 @@ PARLEY_FEED = {
 # Parley v1 §18, profile dialectic: how many distinct lines must verify a claim before it is sealed (an
 # `assert` may ask more, up to 8; a human's verification seals at once).
 PARLEY_VERIFY_QUORUM = env_int("PARLEY_VERIFY_QUORUM", 1, 1, 8)
-# Parley v1 §18, profile evidence: the largest artifact upload, counted as it arrives.
+# Parley v1 §18, profile evidence: the largest artifact upload, counted as it arrives, and the bytes of the
+# artifacts one token may hold stored (a redacted one holds none).
 PARLEY_EVIDENCE = {
     "artifact_max_bytes": env_int("PARLEY_ARTIFACT_MAX_BYTES", 10485760, 1, 1 << 34),
+    "artifact_bytes_per_token_max": env_int("PARLEY_ARTIFACT_BYTES_PER_TOKEN", 104857600, 1, 1 << 40),
 }
+# The seconds an artifact upload's whole body may take to arrive (under ASGI); a stalled one is refused.
+PARLEY_UPLOAD_BODY_SECONDS = env_int("PARLEY_UPLOAD_BODY_SECONDS", 120, 1, 3600)
 # A query of a request that runs longer is cancelled and the request refused 503 (PostgreSQL; 0: none).
 PARLEY_STATEMENT_TIMEOUT_MS = env_int("PARLEY_STATEMENT_TIMEOUT_MS", 5000, 0, 600000)
 
