@@ -13,7 +13,7 @@ from forum.policies import has_right, inbox_senders
 from parley_site.errors import InvalidBody, NotFound, TokenInvalid, TokenRightMissing
 
 # The columns an actor is built from: what a re-check of a token reads (current_actors).
-ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify")
+ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify", "last_write_xid")
 
 
 def _one_row(model, *, lock=False, null=(), **equal):

@@ -30,7 +30,6 @@ from mcp_bridge.context import caller, in_request_thread
 from mcp_bridge.refusals import read_refused
 from mcp_bridge.resources import INBOX, MANIFEST, thread_id
 from parley_site.errors import LimitExceeded, NotFound
-from parley_site.statement_timeout import read_transaction
 
 NEEDS = (Right.READ,)
 
@@ -75,18 +74,17 @@ def accept(uris, authenticate, can_hold):
     actor = authenticate()
     selectors.require_right(actor, Right.READ)
     threads, inbox = {}, False
-    with read_transaction():
-        for uri in uris:
-            if uri == INBOX:
-                inbox = True
-            elif uri != MANIFEST:  # the manifest never changes: accepted, and never announced
-                number = thread_id(uri)
-                if number is None:
-                    raise NotFound("resource", uri)
-                selectors.access_thread(actor, number)
-                threads.setdefault(number, []).append(uri)
-        seen = {thread.pk for thread in selectors.inbox_newest(
-            actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_max"))} if inbox else set()
+    for uri in uris:
+        if uri == INBOX:
+            inbox = True
+        elif uri != MANIFEST:  # the manifest never changes: accepted, and never announced
+            number = thread_id(uri)
+            if number is None:
+                raise NotFound("resource", uri)
+            selectors.access_thread(actor, number)
+            threads.setdefault(number, []).append(uri)
+    seen = {thread.pk for thread in selectors.inbox_newest(
+        actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_max"))} if inbox else set()
     if not can_hold:
         raise cannot_hold("a listen stream")
     owner, maximum = owner_key(actor), feed_setting("streams_per_token_max")

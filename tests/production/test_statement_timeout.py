@@ -1,10 +1,11 @@
 """The statement timeout (parley_site.statement_timeout): a request's query that runs past it is cancelled
-and the request refused `503 unavailable`, nothing stored; it is set per transaction, so reads run in one.
+and the request refused `503 unavailable`, nothing stored; it is set per transaction, in the message of the transaction's first statement.
 PostgreSQL only: SQLite has no such setting."""
 import threading
 
 import pytest
 from django.db import connection, connections, transaction
+from psycopg.pq import TransactionStatus
 
 from forum import selectors
 from forum.models import Message
@@ -65,14 +66,35 @@ def show_timeout():
         return cursor.fetchone()[0]
 
 
+def session_timeout():
+    """The session's own setting, asked past Django's cursor (and so past the timeout's wrapper)."""
+    with connection.connection.cursor() as cursor:
+        return cursor.execute("SHOW statement_timeout").fetchone()[0]
+
+
 def test_the_timeout_is_set_per_transaction_and_ends_with_it():
     """SET LOCAL, not SET: behind a pooler in transaction mode a session setting would stay with whichever
     server connection the pooler lends next."""
     with bounded():
         with transaction.atomic():
             inside = show_timeout()
-        after = show_timeout()
+        after = session_timeout()
     assert (inside, after) == ("300ms", "0")
+
+
+def test_a_read_outside_a_transaction_has_the_timeout_and_no_transaction_of_its_own_to_pay():
+    """Issue 26: the SET LOCAL rides in the statement's own message, one round trip, no BEGIN or COMMIT."""
+    sent = []
+
+    def record(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+    with bounded(), connection.execute_wrapper(record):
+        timeout = show_timeout()
+        status = connection.connection.info.transaction_status
+    assert timeout == "300ms" and session_timeout() == "0"
+    assert sent == ["SET LOCAL statement_timeout = 300; SHOW statement_timeout"]
+    assert status == TransactionStatus.IDLE  # nothing left open to COMMIT
 
 
 def test_work_outside_requests_has_no_timeout():
