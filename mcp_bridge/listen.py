@@ -30,6 +30,7 @@ from mcp_bridge.context import caller, in_request_thread
 from mcp_bridge.refusals import read_refused
 from mcp_bridge.resources import INBOX, MANIFEST, thread_id
 from parley_site.errors import LimitExceeded, NotFound
+from parley_site.replicas import replicas_show
 
 NEEDS = (Right.READ,)
 
@@ -135,11 +136,16 @@ async def deliver(ctx, listening, woken, meta):
         except TimeoutError:
             pass
         woken.clear()
+        noted_by = asyncio.get_running_loop().time()
         actor, refusal = await caller_now(listening.actor, NEEDS)
         if refusal is not None:
             return  # the stream ends; a new listen would be refused with this refusal
         listening.actor = actor
         uris, listening.pending = sorted(listening.pending), set()
+        if uris:
+            # The client reads what it is told of through any app server, perhaps on a replica (§19): it is
+            # told once they show it.
+            await replicas_show(noted_by)
         for uri in uris:
             await ctx.session.send_notification(ResourceUpdatedNotification(
                 params=ResourceUpdatedNotificationParams(uri=uri, _meta=meta)), related_request_id=ctx.request_id)

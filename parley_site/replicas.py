@@ -17,6 +17,7 @@ and snapshot every POLL_SECONDS: a replica that lags more than PARLEY_REPLICA_MA
 standby any more (promoted) is passed over for the primary until a later poll finds it caught up. A read that
 fails on a replica for any reason but its statement timeout passes that replica over at once and runs again
 on the primary. `/healthz` and `/metrics` show each replica's state as this process sees it."""
+import asyncio
 import contextvars
 import itertools
 import logging
@@ -185,6 +186,11 @@ class Monitor:
                and (woken_at is None or state.covers_until >= woken_at)]
         return fit[next(self._turn) % len(fit)] if fit else PRIMARY
 
+    def all_serving_show(self, moment):
+        """Whether every replica that serves reads now has replayed what the primary had at `moment`."""
+        max_lag = settings.PARLEY_REPLICA_MAX_LAG_MS / 1000
+        return all(state.covers_until >= moment for state in self.states.values() if state.usable(max_lag))
+
     def pass_over(self, alias):
         """After a failed read there: the primary serves until the next poll finds the replica well."""
         self.states[alias].passed_over_until = time.monotonic() + POLL_SECONDS * 2
@@ -215,6 +221,18 @@ class ReplicaCollector:
             lag.add_metric([alias], float("nan") if state.lag_seconds is None else state.lag_seconds)
         yield serving
         yield lag
+
+
+async def replicas_show(moment):
+    """Return once every replica that serves reads shows every write committed before `moment`
+    (time.monotonic()), or has been passed over: for a note told to a client, whose next read may go to any
+    app server and replica (an MCP listen stream). At most the lag bound and two polls later."""
+    if not replica_aliases():
+        return
+    MONITOR.start()
+    deadline = moment + settings.PARLEY_REPLICA_MAX_LAG_MS / 1000 + 2 * POLL_SECONDS
+    while not MONITOR.all_serving_show(moment) and time.monotonic() < deadline:
+        await asyncio.sleep(POLL_SECONDS / 4)
 
 
 def read_on_copy(work, need_xid=None, woken_at=None):

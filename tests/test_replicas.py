@@ -81,3 +81,13 @@ def test_replica_urls_become_database_aliases_in_order_with_the_router():
                             "[(a, DATABASES[a]['HOST']) for a in DATABASES if a != 'default'], DATABASE_ROUTERS")
     assert started.returncode != 0 and "DATABASE_URL_REPLICAS names PostgreSQL standbys" in started.stderr, \
         "the demo's SQLite primary has no standbys"
+
+
+def test_a_note_is_told_a_client_once_every_serving_replica_shows_what_it_announced(monitor):
+    newest = monitor.samples[-1][0]
+    polled(monitor, 200)
+    assert not monitor.all_serving_show(newest)
+    polled(monitor, 210)
+    assert monitor.all_serving_show(newest)
+    polled(monitor, None)  # down: passed over, so no client reads there
+    assert monitor.all_serving_show(time.monotonic() + 1)
