@@ -109,7 +109,8 @@ class Monitor:
         self._lock = threading.Lock()
         self._thread = None
         self._links = {}  # alias -> psycopg connection of the monitor's own
-        self.samples = deque(maxlen=SAMPLES_KEPT)  # (time.monotonic(), the primary's WAL position)
+        # (time.monotonic(), the primary's WAL written up to, and inserted up to, then)
+        self.samples = deque(maxlen=SAMPLES_KEPT)
         self.states = {}
         self._turn = itertools.count()
 
