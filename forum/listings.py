@@ -20,7 +20,9 @@ class Listing:
     # What a committed write must touch for this list to have grown: ("events", thread id or None) or
     # ("inbox", identity, awaiting act).
     topic: tuple
-    key: tuple  # equal for listings whose reads from one place give every caller the same answer
+    # Equal for listings whose reads from one place give every caller who may see the same threads the same
+    # answer.
+    key: tuple
 
     def page(self, items, after):
         """The operation's answer: `items`, read after the position `after`, and the cursor past them."""
@@ -30,7 +32,8 @@ class Listing:
 def events_listing(thread_id):
     def read(actor, after, limit):
         return selectors.event_list(actor, thread_id=thread_id, after=after, limit=limit)
-    # Every caller with `read` sees the same events, so the key names no caller.
+    # Every caller with `read` who may see the same threads (forum.access) sees the same events, so the key
+    # names no caller: the shared reads add what it may see (feed.follow.SharedReads).
     return Listing("events", read, lambda event: event.pk, event_json, (Right.READ,), ("events", thread_id),
                    ("events", thread_id))
 

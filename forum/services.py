@@ -8,15 +8,17 @@ from django.db.models import F
 from django.utils import timezone
 
 from forum import erasure, policies
+from forum.access import access_message, access_thread, require_right
 from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
-from forum.envelope import title_from
+from forum.announce import Announcement, announce
+from forum.envelope import CleanEnvelope, title_from
 from forum.limits import limit
 from forum.models import ANYONE, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
-from forum.profiles import profile_for_kind, rights_for_kind
 from forum.own_writes import CurrentTransactionId
-from forum.selectors import access_thread, pending_proposal, require_right, restorable_event
+from forum.profiles import profile_for_kind, rights_for_kind
+from forum.selectors import pending_proposal, restorable_event
 from forum.sequences import CursorOrderLocked, NextAwaitingSeq, lock_cursor_order
-from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
+from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard,
                                 NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
                                 ThreadLocked)
 
@@ -28,14 +30,18 @@ THREAD_WRITE_FIELDS = [
 
 
 def message_post(actor, envelope):
-    """Post a cleaned envelope (forum.envelope.clean_envelope) as `actor`, who needs `write`.
+    """Post a cleaned envelope (a forum.envelope.CleanEnvelope: clean_envelope, check_envelope) as `actor`,
+    who needs `write`; anything else is a programming error (TypeError), never posted unchecked.
 
     Opens a thread for an `ask` without `thread`; otherwise locks the thread, applies §5–§9 and §14, stores
-    the message and, when the state moves, one state event. Returns (message, thread, profile result).
+    the message and, when the state moves, one state event, and announces the post (forum.announce).
+    Returns (message, thread, profile result).
     Refuses, in §13's order: token_right_missing, not_found (the thread, the parent, a profile's objects),
     invalid_body (a parent or a profile's object of another thread), thread_locked, thread_authority_missing,
     self_reply, invalid_transition, then a profile's own checks (forum.profiles), limit_exceeded, loop_guard,
     rate_limited."""
+    if not isinstance(envelope, CleanEnvelope):
+        raise TypeError(f"message_post takes a CleanEnvelope, not {type(envelope).__name__}")
     for right in (Right.WRITE, *rights_for_kind(envelope["kind"])):
         require_right(actor, right)
     with transaction.atomic():
@@ -59,14 +65,15 @@ def _thread_open(actor, envelope):
     message = _store_message(actor, thread, envelope, None, now, policies.awaiting(AwaitingAct.ANSWER, ANYONE))
     thread.first_message = thread.last_message = thread.awaiting_since = message
     thread.save(update_fields=["first_message", "last_message", "awaiting_since"])
-    _record_event(thread, message, None, State.OPEN, "ask", actor, now, confirmed=True)
+    event = _record_event(thread, message, None, State.OPEN, "ask", actor, now, confirmed=True)
+    announce(Announcement("post", thread, message, (event,), _awaiting_now(thread), now))
     return message, thread, None
 
 
 def _post_to_thread(actor, envelope):
     kind, extension = envelope["kind"], envelope["extension"]
-    thread = access_thread(actor, envelope["thread"], lock=True)
-    parent = _parent_of(thread, envelope.get("parent"))
+    thread = access_thread(actor, envelope["thread"], right=Right.WRITE, lock=True)
+    parent = _parent_of(actor, thread, envelope.get("parent"))
     profile = profile_for_kind(kind)
     resolved = profile.resolve(actor, thread, envelope) if profile and profile.resolve else None
     if policies.is_shut_out_by_lock(actor, thread, kind):
@@ -79,7 +86,7 @@ def _post_to_thread(actor, envelope):
         new_state = policies.next_state(kind, thread.state, policies.can_moderate(actor))
     except policies.Illegal as refusal:
         raise InvalidTransition(str(refusal), state=thread.state, kind=kind) from None
-    apply_profile = profile.prepare(actor, thread, envelope, resolved) if profile else None
+    apply_profile = profile.prepare(actor, thread, envelope, resolved) if profile and profile.prepare else None
     speaker = policies.loop_key(actor.identity, extension)
     _check_limits(actor, thread, kind, parent.depth + 1, speaker, new_state)
     confirmed = policies.marks_are_confirmed(actor)
@@ -101,9 +108,13 @@ def _post_to_thread(actor, envelope):
     thread.last_message = message
     thread.updated_at = now
     thread.save(update_fields=THREAD_WRITE_FIELDS)
+    events: tuple = ()
     if state_changes:
-        _record_event(thread, message, old_state, new_state, kind, actor, now, confirmed)
-    return message, thread, apply_profile(message) if apply_profile else None
+        events = (_record_event(thread, message, old_state, new_state, kind, actor, now, confirmed),)
+    result, profile_events = apply_profile(message) if apply_profile else (None, ())
+    entered = _awaiting_now(thread) if left is not None else None
+    announce(Announcement("post", thread, message, (*events, *profile_events), entered, now))
+    return message, thread, result
 
 
 def _check_limits(actor, thread, kind, depth, speaker, new_state):
@@ -127,15 +138,12 @@ def _awaiting_left(kind, thread, new_state, confirmed, parent):
     return None if next_awaiting is policies.AWAITING_UNCHANGED else policies.awaiting(*next_awaiting)
 
 
-def _parent_of(thread, parent_id):
+def _parent_of(actor, thread, parent_id):
     if parent_id is None:
         # The default parent is the opening message, whose author is the creator: no query needed.
         return Message(pk=thread.first_message_id, thread_id=thread.pk, author_identity=thread.creator_identity,
                        author_extension=thread.creator_extension, depth=0)
-    parent = Message.objects.filter(pk=parent_id).only(
-        "thread_id", "author_identity", "author_extension", "depth").first()
-    if parent is None:
-        raise NotFound("message", f"msg_{parent_id}")
+    parent = access_message(actor, parent_id, right=Right.WRITE)
     if parent.thread_id != thread.pk:
         raise InvalidBody(f"msg_{parent_id} does not belong to th_{thread.pk}", field="parent")
     return parent
@@ -150,7 +158,8 @@ def state_confirm(actor, thread_id):
     proposal = pending_proposal(thread).values("id")
     StateEvent.objects.filter(pk__in=proposal).update(confirmed_at=now, confirmed_by=actor.identity)
     thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
-    _end_proposal(thread, thread.state, "confirm", actor, now)
+    event = _end_proposal(thread, thread.state, "confirm", actor, now)
+    announce(Announcement("confirm", thread, None, (event,), _awaiting_now(thread), now))
     return thread
 
 
@@ -164,7 +173,8 @@ def state_dismiss(actor, thread_id, reason=""):
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
     thread.state_confirmed_at, thread.state_confirmed_by = restored.confirmed_at, restored.confirmed_by
-    _end_proposal(thread, proposed, "dismiss", actor, now, note=reason)
+    event = _end_proposal(thread, proposed, "dismiss", actor, now, note=reason)
+    announce(Announcement("dismiss", thread, None, (event,), _awaiting_now(thread), now))
     return thread
 
 
@@ -175,12 +185,10 @@ def message_redact(actor, message_id, reason=""):
     records a `redact` event (from and to the current state) whose note is `reason`; enqueues the vacuum of
     the tables it changed. Returns (message, thread). Refuses token_right_missing, not_found,
     invalid_transition (already redacted), rate_limited."""
-    require_right(actor, Right.LOCK)
-    thread_id = Message.objects.filter(pk=message_id).values_list("thread_id", flat=True).first()
-    if thread_id is None:
-        raise NotFound("message", f"msg_{message_id}")
-    thread = access_thread(actor, thread_id, lock=True)
-    message = Message.objects.get(pk=message_id)  # read again under the thread's lock: redactions serialise
+    thread_id = access_message(actor, message_id, right=Right.LOCK).thread_id
+    thread = access_thread(actor, thread_id, right=Right.LOCK, lock=True)
+    # Read again under the thread's lock: redactions serialise.
+    message = access_message(actor, message_id, right=Right.LOCK)
     if message.is_redacted:
         raise InvalidTransition(f"msg_{message_id} is already redacted", message_id=f"msg_{message_id}")
     tables = erasure.erase_message(message, thread)  # it refuses nothing, and locks its claim (lock order 3)
@@ -190,15 +198,16 @@ def message_redact(actor, message_id, reason=""):
     message.save(update_fields=["body", "provenance", "redacted_at", "redacted_by"])
     thread.updated_at = now
     thread.save(update_fields=["title", "updated_at"])
-    _record_event(thread, message, thread.state, thread.state, "redact", actor, now, confirmed=True, note=reason)
+    event = _record_event(thread, message, thread.state, thread.state, "redact", actor, now, confirmed=True,
+                          note=reason)
     erasure.reclaim_later(tables)
+    announce(Announcement("redact", thread, message, (event,), None, now))
     return message, thread
 
 
 def _take_proposal(actor, thread_id):
     """The locked thread whose pending proposal a lock holder (or the human) confirms or dismisses."""
-    require_right(actor, Right.LOCK)
-    thread = access_thread(actor, thread_id, lock=True)
+    thread = access_thread(actor, thread_id, right=Right.LOCK, lock=True)
     if not thread.is_pending:
         raise NothingToConfirm(state=thread.state)
     now = timezone.now()
@@ -216,7 +225,16 @@ def _end_proposal(thread, from_state, label, actor, now, note=""):
     thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(thread, "", True)
     thread.updated_at = now
     thread.save(update_fields=THREAD_WRITE_FIELDS)
-    _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True, note=note)
+    return _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True, note=note)
+
+
+def _awaiting_now(thread):
+    """What a write announces of the move its thread awaits (forum.announce), or None when it awaits
+    nothing (a full thread, a closed one)."""
+    if thread.awaiting_act is None:
+        return None
+    return {"act": thread.awaiting_act, "from": thread.awaiting_from,
+            "asker": [thread.awaiting_by_identity, thread.awaiting_by_extension]}
 
 
 def _store_message(actor, thread, envelope, parent, now, awaiting_left):
@@ -249,7 +267,7 @@ def _set_awaiting(thread, act, who, since, asker):
 
 
 def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed, note=""):
-    StateEvent.objects.create(
+    return StateEvent.objects.create(
         thread=thread, message=message, from_state=from_state, to_state=to_state, label=label,
         origin=actor.origin, actor=actor.identity, at=now,
         confirmed_at=now if confirmed else None, confirmed_by=actor.identity if confirmed else "", note=note,

@@ -175,7 +175,7 @@ class Internal(ParleyError):
     default_message = "internal server error"
 
 
-REFUSALS = [
+REFUSALS: list[type[ParleyError]] = [
     InvalidBody, TokenInvalid, TokenRightMissing, ThreadAuthorityMissing, NotFound, SelfReply, ThreadLocked,
     InvalidTransition, NothingToConfirm, SelfAttest, IdempotencyConflict, LimitExceeded, RateLimited,
     LoopGuard, RequestTooLarge, Unavailable, MethodNotAllowed, Internal,

@@ -1,0 +1,101 @@
+"""Who may see what, and the one access check (Parley v1 §20 "Who sees what").
+
+"May see" is one predicate on threads, written once here as a queryset condition (`visible_threads_q`):
+the AND of what every installed profile's `sight` says of the actor (forum.profiles), nothing without one.
+Every read of threads, messages, state events and claims is filtered by it inside its query
+(`visible_threads`, `visible_messages`, `visible_events`, `visible_q` for another model's relation to a
+thread), never by looking at fetched rows, so pages, counts, `q` search and shared reads cannot leak.
+tests/test_access.py proves that every other module reaches those tables only through here.
+
+`access_thread`, `access_message` and `access_event` mean one thing: check the right, check that the actor
+may see the thread, fetch (and lock). What the actor may not see is `not_found`, as if it did not exist."""
+from django.db.models import Q
+
+from forum.models import Message, StateEvent, Thread
+from forum.policies import has_right
+from forum.profiles import PROFILES
+from forum.rows import one_row
+from parley_site.errors import NotFound, TokenRightMissing
+
+
+def require_right(actor, right):
+    if not has_right(actor, right):
+        raise TokenRightMissing(right)
+
+
+def visible_threads_q(actor):
+    """The condition the threads `actor` may see satisfy, as a Q on forum.Thread; Q() (everything) when no
+    profile restricts sight."""
+    sight = Q()
+    for profile in PROFILES.values():
+        narrowed = profile.sight(actor) if profile.sight is not None else None
+        if narrowed is not None:
+            sight &= narrowed
+    return sight
+
+
+def visible_q(actor, prefix=""):
+    """The same predicate for a model that reaches its thread through `prefix` ("thread__" for messages,
+    events and claims): its thread among the visible ones, as a subquery, so the predicate's own lookups
+    stay relative to forum.Thread."""
+    sight = visible_threads_q(actor)
+    if not prefix or not sight:
+        return sight
+    return Q(**{f"{prefix}in": Thread.objects.filter(sight).values("pk")})
+
+
+def visible_threads(actor):
+    return Thread.objects.filter(visible_threads_q(actor))
+
+
+def visible_messages(actor):
+    return Message.objects.filter(visible_q(actor, "thread__"))
+
+
+def visible_events(actor):
+    return StateEvent.objects.filter(visible_q(actor, "thread__"))
+
+
+def visible_thread_ids(actor, thread_ids):
+    """Those of `thread_ids` that `actor` may see: for a follower told of threads by notes (an MCP listen
+    stream) and a webhook's fan-out, judged in SQL for the recipient. No query while nothing restricts sight."""
+    sight = visible_threads_q(actor)
+    if not sight:
+        return set(thread_ids)
+    return set(Thread.objects.filter(sight, pk__in=thread_ids).values_list("pk", flat=True))
+
+
+def access_thread(actor, thread_id, *, right, lock=False):
+    """The thread, if `actor` holds `right` and may see it: else token_right_missing, or not_found. With
+    lock=True the row stays locked until the transaction ends, which serialises every write to one thread
+    (§9)."""
+    require_right(actor, right)
+    sight = visible_threads_q(actor)
+    if sight:
+        rows = Thread.objects.filter(sight, pk=thread_id)
+        thread = (rows.select_for_update(of=("self",)) if lock else rows).first()
+    else:  # the read every write makes: the cheapest query for it (forum.rows)
+        thread = one_row(Thread, lock=lock, id=thread_id)
+    if thread is None:
+        raise NotFound("thread", f"th_{thread_id}")
+    return thread
+
+
+def access_message(actor, message_id, *, right):
+    """The message, if `actor` holds `right` and may see its thread: else token_right_missing, or
+    not_found."""
+    require_right(actor, right)
+    message = visible_messages(actor).filter(pk=message_id).first()
+    if message is None:
+        raise NotFound("message", f"msg_{message_id}")
+    return message
+
+
+def access_event(actor, event_id, *, right):
+    """The state event, if `actor` holds `right` and may see its thread: else token_right_missing, or
+    not_found."""
+    require_right(actor, right)
+    event = visible_events(actor).filter(pk=event_id).first()
+    if event is None:
+        raise NotFound("event", f"ev_{event_id}")
+    return event
