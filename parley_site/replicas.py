@@ -110,8 +110,8 @@ class Monitor:
         self._thread = None
         self._links = {}  # alias -> psycopg connection of the monitor's own
         # (time.monotonic(), the primary's WAL written up to, and inserted up to, then)
-        self.samples = deque(maxlen=SAMPLES_KEPT)
-        self.states = {}
+        self.samples: deque[tuple[float, int, int]] = deque(maxlen=SAMPLES_KEPT)
+        self.states: dict[str, ReplicaState] = {}
         self._turn = itertools.count()
 
     def start(self):
