@@ -9,6 +9,7 @@ from evidence.models import Artifact
 from evidence.selectors import artifact_find, redacted_refusal
 from forum.access import require_right
 from forum.models import Right, Token
+from forum.own_writes import mark_written
 from forum.services import count_write
 from parley_site.errors import InvalidTransition, LimitExceeded, NotFound
 
@@ -81,6 +82,7 @@ def artifact_redact(actor, artifact_id, reason=""):
         raise InvalidTransition("this artifact is redacted already", artifact=artifact.pk)
     artifact.redacted_by, artifact.redacted_at, artifact.redacted_reason = actor.identity, timezone.now(), reason
     artifact.save(update_fields=["redacted_by", "redacted_at", "redacted_reason"])
+    mark_written(actor)
     # Last, so that a storage that fails leaves the artifact as it was: the row's change rolls back.
     storage.erase(artifact.storage_name)
     return artifact

@@ -7,11 +7,14 @@ forum.held.Held and its thread and database connection go back; the waiting itse
 server's event loop (Waiting.outcome), which re-reads on the shared read pool when a note may concern it.
 Where no event loop serves the request (a WSGI server), a wait is refused at once with `503 unavailable`
 naming the fix, never held in a thread."""
+from functools import partial
+
 from django.conf import settings
 
 from feed.follow import READS, SHARED_READS, Subscription, caller_now, until_checked
 from feed.slots import SLOTS, WAITS, owner_key
 from forum.held import SERVING_LOOP, Held
+from forum.own_writes import read_for
 from parley_site import metrics
 from parley_site.errors import LimitExceeded, Unavailable
 
@@ -29,7 +32,8 @@ def hold(actor, args, listing, after, limit):
     if seconds and loop is not None:
         waiting = Waiting(loop, listing.topic)  # before the read: a write committed after it wakes us
         try:
-            items = listing.read(actor, after, limit)
+            # And one committed before must be in the read, on whichever copy (§19): its note has passed.
+            items = read_for(actor, partial(listing.read, actor, after, limit), woken_at=waiting.started)
         except BaseException:
             waiting.release()
             raise

@@ -19,7 +19,7 @@ from parley_site.errors import InvalidBody, NotFound, TokenInvalid
 
 # The columns an actor is built from: what a re-check of a token reads (current_actors).
 ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify", "expires_at",
-                "secret_hash", "previous_secret_hash", "previous_secret_ends_at")
+                "secret_hash", "previous_secret_hash", "previous_secret_ends_at", "last_write_xid")
 
 
 def token_by_secret(secret):

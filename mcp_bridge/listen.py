@@ -32,7 +32,7 @@ from mcp_bridge.context import caller, in_request_thread
 from mcp_bridge.refusals import read_refused
 from mcp_bridge.resources import INBOX, MANIFEST, thread_id
 from parley_site.errors import LimitExceeded, NotFound
-from parley_site.statement_timeout import read_transaction
+from parley_site.replicas import replicas_show
 
 NEEDS = (Right.READ,)
 
@@ -91,18 +91,17 @@ def accept(uris, authenticate, can_hold):
     actor = authenticate()
     require_right(actor, Right.READ)
     threads, inbox = {}, False
-    with read_transaction():
-        for uri in uris:
-            if uri == INBOX:
-                inbox = True
-            elif uri != MANIFEST:  # the manifest never changes: accepted, and never announced
-                number = thread_id(uri)
-                if number is None:
-                    raise NotFound("resource", uri)
-                access_thread(actor, number, right=Right.READ)
-                threads.setdefault(number, []).append(uri)
-        seen = {thread.pk for thread in selectors.inbox_newest(
-            actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_max"))} if inbox else set()
+    for uri in uris:
+        if uri == INBOX:
+            inbox = True
+        elif uri != MANIFEST:  # the manifest never changes: accepted, and never announced
+            number = thread_id(uri)
+            if number is None:
+                raise NotFound("resource", uri)
+            access_thread(actor, number, right=Right.READ)
+            threads.setdefault(number, []).append(uri)
+    seen = {thread.pk for thread in selectors.inbox_newest(
+        actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_max"))} if inbox else set()
     if not can_hold:
         raise cannot_hold("a listen stream")
     owner, maximum = owner_key(actor), feed_setting("streams_per_token_max")
@@ -154,11 +153,16 @@ async def deliver(ctx, listening, woken, meta):
         except TimeoutError:
             pass
         woken.clear()
+        noted_by = asyncio.get_running_loop().time()
         actor, refusal = await caller_now(listening.actor, NEEDS)
         if refusal is not None:
             return  # the stream ends; a new listen would be refused with this refusal
         listening.actor = actor
         uris = await listening.updated(partial(on_pool, visible_thread_ids, actor))
+        if uris:
+            # The client reads what it is told of through any app server, perhaps on a replica (§19): it is
+            # told once they show it.
+            await replicas_show(noted_by)
         for uri in uris:
             await ctx.session.send_notification(ResourceUpdatedNotification(
                 params=ResourceUpdatedNotificationParams(uri=uri, _meta=meta)), related_request_id=ctx.request_id)
