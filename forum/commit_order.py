@@ -2,7 +2,7 @@
 
 A row of a list a cursor walks (threads, state events, claims; a thread's place in the inbox) carries the
 id of the transaction that wrote it, `xact` (on PostgreSQL `pg_current_xact_id()`, the column's default;
-a trigger keeps it, and moves a thread's `awaiting_xact` with its `awaiting_seq`: migration forum 0014), beside its position (its id, or `awaiting_seq`). The list is ordered by
+a trigger keeps it, and moves a thread's `awaiting_xact` with its `awaiting_seq`: migration forum 0015), beside its position (its id, or `awaiting_seq`). The list is ordered by
 (transaction, position), and a read returns only the rows whose transaction is below its snapshot's
 horizon: the oldest transaction of this database still in flight when the read began. Every transaction
 below that has ended, and every transaction to come gets a higher id, so a row that appears later always

@@ -1,5 +1,5 @@
 """Commit-ordered cursors (forum.commit_order): each claim records the transaction that asserted it (the
-column's default, as forum 0014 sets it up), kept on updates by the forum's trigger function; existing
+column's default, as forum 0015 sets it up), kept on updates by the forum's trigger function; existing
 claims keep 0."""
 from django.db import migrations, models
 
@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('dialectic', '0003_translatable_names'),
-        ('forum', '0014_commit_order'),
+        ('forum', '0015_commit_order'),
     ]
 
     operations = [

@@ -43,7 +43,7 @@ DROP FUNCTION IF EXISTS parley_row_xact_kept();
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('forum', '0013_thread_indexes_serve_the_foreign_keys'),
+        ('forum', '0014_token_last_write_xid'),
     ]
 
     operations = [
