@@ -1,25 +1,25 @@
 """Where the write ceiling is (docs/scaling.md): `python -m bench.ceiling [--seconds 8 --clients 16]`.
 
-PostgreSQL only; it drops and recreates its own database (`parley_ceiling` by default). Two parts:
+PostgreSQL only; it drops and recreates its own database (`parley_ceiling` by default). Three parts:
 
-1. **The cursor-order lock alone**, straight on PostgreSQL with psycopg: client threads each run the tail of a
-   state-changing write (take the transaction-level advisory lock, three statements, commit) as fast as
-   they can, with the lock and without, `synchronous_commit` on and off. Without the app in the way this
-   is the most such writes per second the lock lets through on this machine, and 1 / that rate is how long
-   each one holds it.
+1. **What a global lock on writes costs**, straight on PostgreSQL with psycopg: client threads each run the
+   tail of a state-changing write (three statements, commit) as fast as they can, with one
+   transaction-level advisory lock taken first (as every such write did before commit-ordered cursors,
+   forum.commit_order) and without, `synchronous_commit` on and off: the reference the other parts are
+   read against.
 2. **Through the production servers**: client processes (bench/loadgen.py) post `ask` (a new thread, which
    takes cursor positions) or plain `note`s (which take none) through HAProxy for `--seconds`, while
-   pg_stat_activity is sampled for backends waiting on an advisory lock. The configurations vary one
-   thing at a time: `synchronous_commit`, one app server of two workers or two of one, PgBouncer in
-   transaction mode with a pool of 1, 4 or 16 server connections. The first configuration runs again
-   last, so the drift of a shared machine shows; the rounds repeat them all, and each figure is also given as
-   a ratio to the first configuration of its round.
+   pg_stat_activity is sampled for backends in a transaction and backends waiting on an advisory lock.
+   With `--configurations all` they vary one thing at a time: `synchronous_commit`, one app server of two
+   workers or two of one, PgBouncer in transaction mode with a pool of 1, 4 or 16 server connections;
+   `ratio` (the default) runs ask, note and ask again. The first configuration runs again last, so the
+   drift of a shared machine shows; the rounds repeat them all, and each round gives asks over notes.
+3. **Correctness under load** (bench/correctness.py): `--writers` writer threads (asks, answers, confirms,
+   follow-ups) and `--pollers` cursor pollers (events, inbox, threads) at once through one server of two
+   workers, until at least `--writes` writes are acknowledged; every acknowledged write must be seen exactly
+   once by each poller, in the list's order.
 
-3. **How long one ask holds the lock**, inside the request: asks one at a time through the whole request
-   stack in this process, timed from the statement that takes the lock to the end of the commit. 1 / that
-   time is the ceiling of state-changing writes for the whole forum, however many servers serve it.
-
-It prints figures, not verdicts."""
+It prints figures, and the correctness part what went wrong, if anything."""
 import argparse
 import os
 import statistics
@@ -33,7 +33,7 @@ import psycopg
 
 from bench.cpu import CpuMeter, children
 
-CURSOR_ORDER_LOCK = 0x7061726C6579  # forum.sequences.CURSOR_ORDER_LOCK; repeated so that part 1 needs no Django
+GLOBAL_LOCK = 0x7061726C6579  # the key of the cursor-order lock Parley took before commit-ordered cursors
 BENCH_SETTINGS = "bench.settings"
 
 
@@ -45,7 +45,11 @@ def arguments():
     parser.add_argument("--clients", type=int, default=16, help="concurrent client processes (threads in part 1)")
     parser.add_argument("--tokens", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=2, help="rounds of the configurations through the servers")
-    parser.add_argument("--part", choices=["lock", "servers", "hold", "all"], default="all")
+    parser.add_argument("--configurations", choices=["ratio", "all"], default="ratio")
+    parser.add_argument("--writers", type=int, default=16, help="correctness: writer threads")
+    parser.add_argument("--pollers", type=int, default=8, help="correctness: cursor pollers")
+    parser.add_argument("--writes", type=int, default=20_000, help="correctness: at least this many writes")
+    parser.add_argument("--part", choices=["lock", "servers", "correctness", "all"], default="all")
     return parser.parse_args()
 
 
@@ -56,7 +60,7 @@ def set_synchronous_commit(url, on):
         admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = {"on" if on else "off"}')
 
 
-# Part 1: the cursor-order lock alone.
+# Part 1: what a global lock on writes costs.
 
 def serialised_tails(url, clients, seconds, locked, synchronous):
     """Writes per second of `clients` threads each committing lock + 3 statements in a loop."""
@@ -71,7 +75,7 @@ def serialised_tails(url, clients, seconds, locked, synchronous):
             database.commit()
             while time.monotonic() < deadline:
                 if locked:
-                    database.execute("SELECT pg_advisory_xact_lock(%s)", [CURSOR_ORDER_LOCK])
+                    database.execute("SELECT pg_advisory_xact_lock(%s)", [GLOBAL_LOCK])
                 for _ in range(3):  # the INSERT of the message, the UPDATE of the thread, the INSERT of the event
                     database.execute("INSERT INTO ceiling_probe (n, at) VALUES (%s, now())", [number])
                 database.commit()
@@ -95,7 +99,7 @@ def round_trip_ms(url, repeat=2000):
 
 
 def lock_part(args):
-    print(f"\n1. the cursor-order lock alone ({args.clients} client threads, {args.seconds:.0f} s each)", flush=True)
+    print(f"\n1. a global lock on writes alone ({args.clients} client threads, {args.seconds:.0f} s each)", flush=True)
     print(f"   a round trip (SELECT 1) on loopback: {round_trip_ms(args.database_url):.3f} ms", flush=True)
     print(f"   {'synchronous_commit':<20}{'lock':<8}{'writes/s':>10}{'ms per write':>14}", flush=True)
     for synchronous in (True, False):
@@ -103,51 +107,6 @@ def lock_part(args):
             rate = serialised_tails(args.database_url, args.clients, args.seconds, locked, synchronous)
             print(f"   {('on' if synchronous else 'off'):<20}{('held' if locked else 'none'):<8}{rate:>10.0f}"
                   f"{1000 / rate:>14.3f}", flush=True)
-
-
-# Part 3: how long one ask holds the lock, measured inside the request.
-
-def lock_holds(secrets, requests):
-    """Asks through the whole request stack in this process, one at a time: per ask, the seconds from the
-    statement that takes the cursor-order lock to the end of the commit, and the request's own seconds."""
-    from django.db import connection, transaction
-    from django.test import Client
-
-    holds, totals = [], []
-
-    def timed(execute, sql, params, many, context):
-        if "pg_advisory_xact_lock" in sql:
-            taken = time.perf_counter()
-            transaction.on_commit(lambda: holds.append(time.perf_counter() - taken))
-        return execute(sql, params, many, context)
-
-    client = Client()
-    with connection.execute_wrapper(timed):
-        for number in range(requests):
-            started = time.perf_counter()
-            answer = client.post("/api/v1/messages", {"kind": "ask", "body": f"how long {number}"},
-                                 content_type="application/json",
-                                 HTTP_AUTHORIZATION=f"Bearer {secrets[number % len(secrets)]}")
-            assert answer.status_code == 201, answer.content
-            totals.append(time.perf_counter() - started)
-    return holds, totals
-
-
-def hold_part(args, secrets):
-    from django.db import connection
-
-    print("\n3. how long one ask holds the cursor-order lock (in-process, one ask at a time, 200 asks)", flush=True)
-    print(f"   {'synchronous_commit':<20}{'held p50 ms':>12}{'held mean':>10}{'request p50':>12}"
-          f"{'held / request':>15}{'1 / held (writes/s)':>21}", flush=True)
-    for synchronous in (True, False):
-        set_synchronous_commit(args.database_url, synchronous)
-        connection.close()  # the next session reads the database's new default
-        holds, totals = lock_holds(secrets, 200)
-        held, total = statistics.median(holds), statistics.median(totals)
-        print(f"   {('on' if synchronous else 'off'):<20}{held * 1000:>12.2f}{statistics.mean(holds) * 1000:>10.2f}"
-              f"{total * 1000:>12.2f}{held / total:>15.2f}{1 / statistics.mean(holds):>21.0f}", flush=True)
-    set_synchronous_commit(args.database_url, True)
-    connection.close()
 
 
 # Part 2: through the production servers.
@@ -162,6 +121,11 @@ class Configuration:
     synchronous: bool = True
 
 
+RATIO = [
+    Configuration("ask, 1 server x 2 workers"),
+    Configuration("note, 1 server x 2 workers", operation="post"),
+    Configuration("ask, 1 server x 2 workers (again)"),
+]
 CONFIGURATIONS = [
     Configuration("ask, 1 server x 2 workers"),
     Configuration("note, 1 server x 2 workers", operation="post"),
@@ -238,24 +202,90 @@ def one_configuration(args, configuration, size, secrets):
 
 
 def servers_part(args, size, secrets):
+    configurations = RATIO if args.configurations == "ratio" else CONFIGURATIONS
     print(f"\n2. through the production servers ({args.clients} client processes, {args.seconds:.0f} s each, "
           f"{args.rounds} rounds)", flush=True)
     print(f"   {'configuration':<36}{'writes/s':>9}{'x first':>8}{'p50 ms':>8}{'p99 ms':>8}{'cpu ms':>8}"
-          f"{'in tx':>7}{'on lock':>8}  failures", flush=True)
-    ratios = {configuration.label: [] for configuration in CONFIGURATIONS}
+          f"{'in tx':>7}{'on lock':>8}{'load':>6}  failures", flush=True)
+    ratios = {configuration.label: [] for configuration in configurations}
+    asks_over_notes, most_on_lock = [], 0.0
     for _ in range(args.rounds):
-        first = None
-        for configuration in CONFIGURATIONS:
+        first, throughput = None, {}
+        for configuration in configurations:
             figures, in_transaction, on_lock = one_configuration(args, configuration, size, secrets)
             first = first or figures
+            throughput[configuration.label] = figures.throughput
+            most_on_lock = max(most_on_lock, on_lock)
             ratios[configuration.label].append(figures.throughput / first.throughput)
             print(f"   {configuration.label:<36}{figures.throughput:>9.1f}{ratios[configuration.label][-1]:>8.2f}"
                   f"{figures.p50_ms:>8.1f}{figures.p99_ms:>8.1f}{figures.cpu_ms_per_request:>8.2f}"
-                  f"{in_transaction:>7.1f}{on_lock:>8.1f}  {figures.failures or ''}", flush=True)
+                  f"{in_transaction:>7.1f}{on_lock:>8.1f}{os.getloadavg()[0]:>6.1f}  {figures.failures or ''}",
+                  flush=True)
+        asks = [rate for label, rate in throughput.items() if label.startswith("ask, 1 server x 2 workers")]
+        asks_over_notes.append(statistics.mean(asks) / throughput["note, 1 server x 2 workers"])
     set_synchronous_commit(args.database_url, True)
     print("\n   throughput over the first configuration of the same round, median over the rounds:", flush=True)
     for label, found in ratios.items():
         print(f"   {label:<36}{statistics.median(found):>8.2f}  ({min(found):.2f}-{max(found):.2f})", flush=True)
+    print(f"   asks / notes (the mean of a round's two ask runs over its note run): "
+          f"{', '.join(f'{ratio:.2f}' for ratio in asks_over_notes)}; the most backends waiting on an advisory "
+          f"lock, on average over a run: {most_on_lock:.2f}", flush=True)
+
+
+# Part 3: correctness under load.
+
+def correctness_part(args):
+    from django.db import connection
+
+    from bench import correctness
+    from bench.server import GunicornServer, HttpAgent
+    from forum.actors import Actor
+    from forum.tokens import token_create
+
+    operator = Actor.for_operator("bench")
+
+    def secret(handle, rights=("read", "write")):
+        return token_create(operator, handle, set(rights), "")[1]
+
+    lines = [correctness.Line(secret(f"asker{n}"), secret(f"answerer{n}"), secret(f"mod{n}", ("read", "write", "lock")))
+             for n in range(args.writers)]
+    watcher = secret("watcher", ("read",))
+    kinds = ["events", "inbox", "threads"]
+    pollers = {f"{kinds[n % 3]} {n}": kinds[n % 3] for n in range(args.pollers)}
+    rounds = -(-args.writes // (args.writers * correctness.WRITES_PER_ROUND))
+    print(f"\n3. correctness: {args.writers} writers x {rounds} rounds x {correctness.WRITES_PER_ROUND} writes, "
+          f"{args.pollers} cursor pollers, one server of two workers", flush=True)
+    agents = threading.local()
+    environment = {"SECRET_KEY": os.environ.get("SECRET_KEY", "benchmark-only-not-a-secret"),
+                   "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING", "PARLEY_WRITES_PER_MINUTE": str(10**6)}
+    with GunicornServer(args.database_url, workers=2, settings_module=BENCH_SETTINGS, **environment) as server:
+        def request(method, path, body, secret):
+            if not hasattr(agents, "agent"):
+                agents.agent = HttpAgent(server, None)
+            agents.agent.secret = secret
+            status, answer, _ = agents.agent.request(method, path, body)
+            return status, answer
+        stop, samples = threading.Event(), []
+        sampler = threading.Thread(target=advisory_waits, args=(args.database_url, stop, samples))
+        sampler.start()
+        try:
+            outcome = correctness.run(request, lines, rounds, pollers, watcher)
+        finally:
+            stop.set()
+            sampler.join()
+    with connection.cursor() as cursor:
+        def query(sql):
+            cursor.execute(sql)
+            return cursor.fetchall()
+        found = correctness.problems(outcome, pollers, query)
+    on_lock = max((waiting for _, waiting in samples), default=0)
+    rate = outcome.writes / outcome.seconds
+    print(f"   {outcome.writes} writes acknowledged in {outcome.seconds:.0f} s ({rate:.0f}/s), "
+          f"{len(outcome.failures)} refused or failed; the most backends waiting on an advisory lock at once: "
+          f"{on_lock}", flush=True)
+    print(f"   items seen per poller: {correctness.seen_counts(outcome)}", flush=True)
+    verdict = found or "every acknowledged write seen exactly once by each poller, in the list's order"
+    print(f"   {verdict}", flush=True)
 
 
 def main():
@@ -274,8 +304,8 @@ def main():
         lock_part(args)
     if args.part in ("servers", "all"):
         servers_part(args, size, secrets)
-    if args.part in ("hold", "all"):
-        hold_part(args, secrets)
+    if args.part in ("correctness", "all"):
+        correctness_part(args)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end", flush=True)
 
 

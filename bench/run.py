@@ -117,10 +117,11 @@ def bench_server(args, url):
 def target_for(server, size, operation, secrets):
     from bench.loadgen import Target
     from forum import cursors
+    from forum.commit_order import Position
 
     return Target(port=server.port, operation=operation, secrets=secrets,
                   threads=list(range(2, size.threads + 1, 2)),  # even thread numbers are open (bench/seed.py)
-                  big_thread=1, inbox_cursor=cursors.encode("inbox", max(0, size.awaiting_seq - 40)))
+                  big_thread=1, inbox_cursor=cursors.encode("inbox", Position(0, max(0, size.awaiting_seq - 40))))
 
 
 def growth(args, sizes, secrets):

@@ -23,7 +23,8 @@ THREAD_COLUMNS = ["id", "title", "state", "state_origin", "state_confirmed_at", 
                   "awaiting_by_identity", "awaiting_by_extension", "awaiting_seq", "loop_last", "loop_prev",
                   "loop_run"]
 MESSAGE_COLUMNS = ["id", "thread_id", "parent_id", "depth", "kind", "body", "author_identity",
-                   "author_extension", "author_kind", "author_label", "token_id", "awaiting", "created_at", "redacted_by"]
+                   "author_extension", "author_kind", "author_label", "token_id", "awaiting", "created_at",
+                   "redacted_by"]
 EVENT_COLUMNS = ["thread_id", "message_id", "from_state", "to_state", "label", "origin", "actor", "at",
                  "confirmed_at", "confirmed_by", "note"]
 

@@ -3,7 +3,7 @@ small properties only: the rules live in dialectic/policies.py, the writes in di
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from forum.models import Message, Thread
+from forum.models import CurrentTransaction, Message, Thread
 
 
 class ClaimState(models.TextChoices):
@@ -34,12 +34,15 @@ class Claim(models.Model):
                                       related_name="supersedes", verbose_name=_("superseded by"))
     created_at = models.DateTimeField(_("created at"))
     updated_at = models.DateTimeField(_("updated at"))
+    # The transaction that asserted it: with the id, its place in the list of claims (forum.commit_order).
+    xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
 
     class Meta:
         verbose_name = _("claim")
         verbose_name_plural = _("claims")
         indexes = [
             models.Index(fields=["thread", "id"], name="claim_thread_idx"),
+            models.Index(fields=["xact", "id"], name="claim_order_idx"),
             models.Index(fields=["state", "id"], name="claim_state_idx"),
             models.Index(fields=["asserted_identity", "id"], name="claim_asserted_idx"),
         ]

@@ -5,6 +5,7 @@ from dialectic.models import ClaimState
 from dialectic.policies import CERTAINTY
 from dialectic.selectors import access_claim, claim_list
 from dialectic.wire import CLAIM_SCHEMA, claim_json
+from forum.commit_order import Position
 from forum.dispatch import Operation, register
 from forum.models import Right
 from forum.paging import list_page, paging, paging_fields
@@ -23,7 +24,7 @@ def run_list_claims(actor, args):
     items = claim_list(actor, thread_id=args.get("thread"), state=args.get("state"),
                        certainty=args.get("certainty"), asserted_by=args.get("asserted_by"),
                        after=after, limit=size)
-    return list_page("claims", items, after, claim_json, lambda claim: claim.pk)
+    return list_page("claims", items, after, claim_json, Position.of)
 
 
 def read_claim_input():

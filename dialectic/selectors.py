@@ -5,9 +5,10 @@ from django.utils import timezone
 
 from dialectic.models import Claim, ClaimAct, ClaimActKind
 from dialectic.policies import states_with_certainty
+from forum import commit_order
 from forum.access import access_thread, require_right, visible_q
+from forum.commit_order import START
 from forum.models import Right
-from forum.selectors import page
 from parley_site.errors import NotFound
 
 
@@ -48,7 +49,7 @@ def certainty_filter(name, now):
     return (Q(state__in=states) & unexpired) | Q(state__in=expired_states, valid_until__lte=now)
 
 
-def claim_list(actor, *, thread_id=None, state=None, certainty=None, asserted_by=None, after=0, limit=50):
+def claim_list(actor, *, thread_id=None, state=None, certainty=None, asserted_by=None, after=START, limit=50):
     require_right(actor, Right.READ)
     queryset = visible_claims(actor)
     if thread_id is not None:
@@ -59,7 +60,7 @@ def claim_list(actor, *, thread_id=None, state=None, certainty=None, asserted_by
         queryset = queryset.filter(certainty_filter(certainty, timezone.now()))
     if asserted_by is not None:
         queryset = queryset.filter(asserted_identity=asserted_by)
-    return page(queryset, "id", after, limit)
+    return commit_order.page(queryset, after, limit)
 
 
 def claims_by_message(message_numbers):

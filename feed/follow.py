@@ -45,22 +45,45 @@ def read_listing(actor, listing, after, limit, woken_at):
 
 
 class Subscription:
-    """A follower's ear: notes that may concern its list wake it, from whichever thread hears them."""
+    """A follower's ear: notes that may concern its list wake it, from whichever thread hears them.
+
+    A note comes once, at its write's commit, but on PostgreSQL the row it announces may be held back
+    below the horizon a while longer, until the transactions of this database that began before it have
+    ended (forum.commit_order), and no note announces that. A follower whose read found rows held back
+    (`saw`) is therefore also woken by a short pause, doubling up to a second, until they appear."""
+
+    FIRST_PAUSE_SECONDS, LAST_PAUSE_SECONDS = 0.02, 1.0
 
     def __init__(self, loop, topic):
         self.loop, self.woken, self.noted_at = loop, asyncio.Event(), loop.time()
+        self.pause = None  # seconds until the next read without a note, while rows are held back
         self._waiter = HUB.subscribe(concerns(topic), lambda: loop.call_soon_threadsafe(self._note))
 
     def _note(self):
         self.noted_at = self.loop.time()
         self.woken.set()
 
+    def saw(self, items):
+        """After each read of the followed list: remember whether it found rows held back (a
+        forum.commit_order.Page says so)."""
+        if getattr(items, "held_back", False):
+            self.pause = min(self.pause * 2, self.LAST_PAUSE_SECONDS) if self.pause else self.FIRST_PAUSE_SECONDS
+        else:
+            self.pause = None
+        return items
+
     async def woken_within(self, seconds):
-        """Whether a note came within `seconds` (or had come already); the next wait starts afresh."""
+        """Whether a note came within `seconds` (or had come already), or the pause after a read that found
+        rows held back ended first (then `noted_at` is its end: the next read must be sent after it); the
+        next wait starts afresh."""
+        pause = self.pause if self.pause is not None and self.pause < seconds else None
         try:
-            await asyncio.wait_for(self.woken.wait(), max(seconds, 0))
+            await asyncio.wait_for(self.woken.wait(), max(seconds if pause is None else pause, 0))
         except TimeoutError:
-            return False
+            if pause is None:
+                return False
+            self.noted_at = self.loop.time()
+            return True
         self.woken.clear()
         return True
 

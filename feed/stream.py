@@ -10,14 +10,13 @@ import asyncio
 import json
 from dataclasses import dataclass
 
-from django.db.models import Max
-
 from feed.follow import SHARED_READS, caller_now, until_checked
 from feed.profile import feed_setting
 from forum import cursors, selectors
 from forum.actors import Actor
+from forum.commit_order import START, Position
 from forum.listings import Listing, events_listing, inbox_listing
-from forum.models import AwaitingAct, Thread
+from forum.models import AwaitingAct
 from parley_site.errors import InvalidBody, ParleyError
 
 RETRY_MILLISECONDS = 2000  # how soon an EventSource reconnects after a dropped connection
@@ -29,12 +28,12 @@ class Stream:
     actor: Actor
     listing: Listing
     page: int
-    after: int = 0
+    after: Position = START
     caught_up: bool = False  # nothing more to read until a note comes
 
     def next_items(self):
-        """The items after `after`. Writes take their cursor positions in commit order (forum.sequences), so a stream
-        that passed a position never misses an item committed later."""
+        """The items after `after`. The list is in commit order (forum.commit_order), so a stream that passed
+        a place never misses an item that appears later."""
         return self.take(self.listing.read(self.actor, self.after, self.page))
 
     def take(self, items):
@@ -63,9 +62,7 @@ def stream_for(actor, args, page):
 
 def head(scope):
     """The list's current end: a stream opened without a cursor starts after it (§14.1)."""
-    if scope == "inbox":
-        return Thread.objects.aggregate(end=Max("awaiting_seq"))["end"] or 0
-    return selectors.event_head()
+    return selectors.inbox_head() if scope == "inbox" else selectors.event_head()
 
 
 def refusal_frame(error):
@@ -85,7 +82,7 @@ async def sse_frames(stream, first_items, subscription):
     heartbeat = feed_setting("heartbeat_seconds")
     try:
         yield f"retry: {RETRY_MILLISECONDS}\n\n"
-        items, quiet_since = first_items, loop.time()
+        items, quiet_since = subscription.saw(first_items), loop.time()
         while True:
             for item in items:
                 yield stream.frame(item)
@@ -106,8 +103,8 @@ async def sse_frames(stream, first_items, subscription):
                 quiet_since, items = loop.time(), []
                 continue
             try:
-                items = stream.take(await SHARED_READS.fetch(stream.actor, stream.listing, stream.after,
-                                                             stream.page, fresh_since))
+                items = stream.take(subscription.saw(await SHARED_READS.fetch(
+                    stream.actor, stream.listing, stream.after, stream.page, fresh_since)))
             except ParleyError as refusal:  # the followed thread went out of the caller's sight (§20)
                 yield refusal_frame(refusal)
                 return

@@ -38,6 +38,7 @@ def hold(actor, args, listing, after, limit):
             waiting.release()
             raise
         if not items:
+            waiting.subscription.saw(items)
             return Held(listing, actor, after, limit, seconds, waiting)
         waiting.release()
     else:
@@ -76,8 +77,8 @@ class Waiting:
             if refusal is not None:
                 raise refusal
             if noted:
-                items = await SHARED_READS.fetch(actor, held.listing, held.after, held.limit,
-                                                 self.subscription.noted_at)
+                items = self.subscription.saw(await SHARED_READS.fetch(
+                    actor, held.listing, held.after, held.limit, self.subscription.noted_at))
                 if items:
                     return items
             elif self.loop.time() >= deadline:

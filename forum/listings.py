@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from forum import selectors
+from forum.commit_order import Position
 from forum.paging import list_page
 from forum.models import AwaitingAct, Right
 from forum.wire import event_json, thread_json
@@ -13,8 +14,10 @@ from forum.wire import event_json, thread_json
 @dataclass(frozen=True)
 class Listing:
     scope: str  # the cursor's scope (forum.cursors)
-    read: Callable  # (actor, after, limit) -> items, through the selector that checks the caller's rights
-    position: Callable  # item -> its place in the list, which its cursor encodes
+    # (actor, after, limit) -> items (a forum.commit_order.Page), through the selector that checks the
+    # caller's rights
+    read: Callable
+    position: Callable  # item -> its place in the list (forum.commit_order.Position), which its cursor encodes
     render: Callable  # item -> its wire JSON
     needs: tuple  # the rights the selector requires: a follower re-checks them without reading
     # What a committed write must touch for this list to have grown: ("events", thread id or None) or
@@ -34,7 +37,7 @@ def events_listing(thread_id):
         return selectors.event_list(actor, thread_id=thread_id, after=after, limit=limit)
     # Every caller with `read` who may see the same threads (forum.access) sees the same events, so the key
     # names no caller: the shared reads add what it may see (feed.follow.SharedReads).
-    return Listing("events", read, lambda event: event.pk, event_json, (Right.READ,), ("events", thread_id),
+    return Listing("events", read, Position.of, event_json, (Right.READ,), ("events", thread_id),
                    ("events", thread_id))
 
 
@@ -42,5 +45,9 @@ def inbox_listing(identity, awaiting, extension):
     def read(actor, after, limit):
         return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=limit)
     needs = (Right.READ, Right.LOCK) if awaiting == AwaitingAct.CONFIRMATION else (Right.READ,)
-    return Listing("inbox", read, lambda thread: thread.awaiting_seq, thread_json, needs,
+    return Listing("inbox", read, inbox_position, thread_json, needs,
                    ("inbox", identity, awaiting), ("inbox", identity, awaiting, extension))
+
+
+def inbox_position(thread):
+    return Position.of(thread, *selectors.INBOX_ORDER)

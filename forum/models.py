@@ -6,6 +6,21 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 
+class CurrentTransaction(models.Expression):
+    """The writing transaction as a column's database default (what an INSERT that names no value gets):
+    `pg_current_xact_id()` on PostgreSQL, 0 elsewhere. A default, not a trigger, so that a dump restored
+    with pg_restore keeps the transactions its rows carry, and its cursors keep their places."""
+
+    output_field = models.BigIntegerField()
+    allowed_default = True
+
+    def as_sql(self, compiler, connection):
+        return "0", []
+
+    def as_postgresql(self, compiler, connection):
+        return "(pg_current_xact_id()::text::bigint)", []
+
+
 class Right(models.TextChoices):
     READ = "read"
     WRITE = "write"
@@ -103,14 +118,20 @@ class Thread(models.Model):
     first_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
     last_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
 
+    # The transaction that created the thread: with the id, its place in the list of threads
+    # (forum.commit_order; its database default on PostgreSQL, 0 elsewhere).
+    xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
+
     # §6: the one open move. `awaiting_by_*` is who asked (hidden from their own inbox);
-    # `awaiting_seq` orders the inbox by when a thread started awaiting.
+    # (`awaiting_xact`, `awaiting_seq`) orders the inbox by when a thread started awaiting: the transaction
+    # that set `awaiting_seq`, then it (forum.commit_order).
     awaiting_act = models.CharField(max_length=16, null=True, blank=True)
     awaiting_from = models.CharField(max_length=160, null=True, blank=True)
     awaiting_since = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
     awaiting_by_identity = models.CharField(max_length=160, blank=True)
     awaiting_by_extension = models.CharField(max_length=64, blank=True)
     awaiting_seq = models.BigIntegerField(default=0)
+    awaiting_xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
 
     # §14 loop guard, kept incrementally: the trailing run of messages alternating between two
     # (identity, extension) pairs since the last state change.
@@ -120,11 +141,13 @@ class Thread(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["awaiting_act", "awaiting_seq"], name="thread_awaiting_idx"),
+            models.Index(fields=["awaiting_act", "awaiting_xact", "awaiting_seq"], name="thread_awaiting_idx"),
             # The inbox of one identity (awaiting its decision or close) without scanning every thread.
-            models.Index(fields=["awaiting_from", "awaiting_act", "awaiting_seq"], name="thread_awaiting_from_idx"),
-            models.Index(fields=["state", "id"], name="thread_state_idx"),
-            models.Index(fields=["creator_identity", "id"], name="thread_creator_idx"),
+            models.Index(fields=["awaiting_from", "awaiting_act", "awaiting_xact", "awaiting_seq"],
+                         name="thread_awaiting_from_idx"),
+            models.Index(fields=["xact", "id"], name="thread_order_idx"),
+            models.Index(fields=["state", "xact", "id"], name="thread_state_idx"),
+            models.Index(fields=["creator_identity", "xact", "id"], name="thread_creator_idx"),
             # The title's trigram index for `q=` is PostgreSQL-only: migration text_search_trigram holds it.
         ]
         verbose_name = _("thread")
@@ -196,11 +219,15 @@ class StateEvent(models.Model):
     confirmed_by = models.CharField(_("confirmed by"), max_length=160, blank=True)
     # §17: the reason a moderator gave for a dismiss or a redact; empty when none was given.
     note = models.CharField(_("note"), max_length=500, blank=True)
+    # The transaction that recorded the event: with the id, its place in the list (forum.commit_order).
+    xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
 
     class Meta:
         verbose_name = _("state event")
         verbose_name_plural = _("state events")
-        indexes = [models.Index(fields=["thread", "id"], name="event_thread_idx")]
+        # A thread's events in list order (forum.commit_order); it serves the lookups by thread too.
+        indexes = [models.Index(fields=["thread", "xact", "id"], name="event_thread_idx"),
+                   models.Index(fields=["xact", "id"], name="event_order_idx")]
 
     def __str__(self):
         return f"ev_{self.pk} {self.label}"

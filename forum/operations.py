@@ -6,6 +6,7 @@ from django.conf import settings
 
 from forum import selectors, services
 from forum.access import access_message
+from forum.commit_order import Position
 from forum.dispatch import OPERATIONS, Operation, register
 from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
 from forum.limits import limit
@@ -81,7 +82,7 @@ def run_list_threads(actor, args):
     after, size = paging(args, "threads")
     filters = {name: args[name] for name in ("state", "awaiting", "creator", "confirmed", "q") if name in args}
     items = selectors.thread_list(actor, filters=filters, after=after, limit=size)
-    return list_page("threads", items, after, thread_json, lambda thread: thread.pk)
+    return list_page("threads", items, after, thread_json, Position.of)
 
 
 def run_list_events(actor, args):

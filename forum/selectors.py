@@ -4,11 +4,11 @@ from importlib import import_module
 
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.db.models import Case, F, Max, OuterRef, Q, Subquery, When
+from django.db.models import Case, F, OuterRef, Q, Subquery, When
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from forum import credentials, limits
+from forum import commit_order, credentials, limits
 from forum.access import access_thread, require_right, visible_events, visible_messages, visible_threads
 from forum.actors import Actor
 from forum.filters import ThreadFilter
@@ -17,6 +17,8 @@ from forum.policies import inbox_senders
 from forum.rows import one_row
 from parley_site.errors import InvalidBody, NotFound, TokenInvalid
 
+# A thread's place in the inbox: the transaction that set its `awaiting_seq`, then it (forum.commit_order).
+INBOX_ORDER = ("awaiting_xact", "awaiting_seq")
 # The columns an actor is built from: what a re-check of a token reads (current_actors).
 ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify", "expires_at",
                 "secret_hash", "previous_secret_hash", "previous_secret_ends_at", "last_write_xid")
@@ -169,15 +171,10 @@ def thread_messages_after(actor, thread, message_id, limit):
     return list(messages.filter(thread=thread, pk__gt=message_id).order_by("id")[:limit])
 
 
-def page(queryset, key, after, limit):
-    """A cursor page: items whose `key` is past `after`, ascending, at most `limit`."""
-    return list(queryset.filter(**{f"{key}__gt": after}).order_by(key)[:limit])
-
-
 def thread_list(actor, *, filters, after, limit):
     require_right(actor, Right.READ)
     data = {name: str(value).lower() if isinstance(value, bool) else value for name, value in filters.items()}
-    return page(ThreadFilter(data, queryset=visible_threads(actor)).qs, "id", after, limit)
+    return commit_order.page(ThreadFilter(data, queryset=visible_threads(actor)).qs, after, limit)
 
 
 def event_list(actor, *, thread_id, after, limit):
@@ -185,19 +182,25 @@ def event_list(actor, *, thread_id, after, limit):
     queryset = visible_events(actor)
     if thread_id is not None:
         queryset = queryset.filter(thread=access_thread(actor, thread_id, right=Right.READ))
-    return page(queryset, "id", after, limit)
+    return commit_order.page(queryset, after, limit)
 
 
 def inbox(actor, *, awaiting, extension, after, limit):
     """§11: threads awaiting the caller, in the order they started awaiting. A question asked by the
     caller's own (identity, extension) stays hidden."""
-    return page(inbox_threads(actor, awaiting, extension), "awaiting_seq", after, limit)
+    return commit_order.page(inbox_threads(actor, awaiting, extension), after, limit, *INBOX_ORDER)
 
 
 def inbox_newest(actor, *, awaiting, extension, limit):
     """The inbox's newest page: the `limit` threads that most recently started awaiting the caller, in the
     order they did (what the MCP resource parley://inbox shows, §2)."""
-    return list(reversed(inbox_threads(actor, awaiting, extension).order_by("-awaiting_seq")[:limit]))
+    return commit_order.newest(inbox_threads(actor, awaiting, extension), limit, *INBOX_ORDER)
+
+
+def inbox_held_back(actor, awaiting=AwaitingAct.ANSWER, extension=""):
+    """Whether threads that entered the caller's inbox are still held back below the horizon
+    (forum.commit_order): the newest page does not show them yet."""
+    return commit_order.held_back(inbox_threads(actor, awaiting, extension), INBOX_ORDER[0])
 
 
 def inbox_threads(actor, awaiting, extension):
@@ -240,8 +243,13 @@ def moderation_queue_entered_after(moment):
 
 
 def event_head():
-    """The newest state event's id (0 without any): where a list of events that starts now begins."""
-    return StateEvent.objects.aggregate(end=Max("id"))["end"] or 0
+    """The newest state event's place (forum.commit_order): where a list of events that starts now begins."""
+    return commit_order.head(StateEvent.objects.all())
+
+
+def inbox_head():
+    """The place of the thread that started awaiting last: where an inbox that starts now begins."""
+    return commit_order.head(Thread.objects.all(), *INBOX_ORDER)
 
 
 def state_events(thread):

@@ -17,7 +17,7 @@ from forum.models import ANYONE, AwaitingAct, Message, Right, State, StateEvent,
 from forum.own_writes import CurrentTransactionId
 from forum.profiles import profile_for_kind, rights_for_kind
 from forum.selectors import pending_proposal, restorable_event
-from forum.sequences import CursorOrderLocked, NextAwaitingSeq, lock_cursor_order
+from forum.sequences import NextAwaitingSeq
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard,
                                 NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
                                 ThreadLocked)
@@ -94,8 +94,7 @@ def _post_to_thread(actor, envelope):
 
     now = timezone.now()
     state_changes = new_state is not policies.STATE_UNCHANGED
-    # A new awaiting takes an inbox position, a state change an event id, a profile kind perhaps a claim id.
-    _admit_write(actor, now, takes_positions=left is not None or state_changes or bool(profile))
+    _admit_write(actor, now)
     message = _store_message(actor, thread, envelope, parent, now, left or _current_awaiting(thread))
 
     old_state = thread.state
@@ -279,20 +278,18 @@ def count_write(actor):
     deleting a webhook: §14 [D] Counting) against `actor`'s rate limit, inside the write's transaction, once
     every other check has passed; takes the token row alone. Refuses rate_limited; humans are not rate
     limited."""
-    _admit_write(actor, timezone.now(), takes_positions=False)
+    _admit_write(actor, timezone.now())
 
 
-def _admit_write(actor, now, takes_positions=True):
-    """Every check but the rate limit has passed: count the write against its token's rate limit and, if
-    it will take cursor positions (forum.sequences), lock their order in the same statement. Humans are not
-    rate limited."""
+def _admit_write(actor, now):
+    """Every check but the rate limit has passed: count the write against its token's rate limit. Humans
+    are not rate limited. Writes that take cursor positions need no lock for their order: the lists order
+    them by their transaction (forum.commit_order)."""
     if actor.token is not None:
-        _count_in_window(actor.token, now, takes_positions)
-    elif takes_positions:
-        lock_cursor_order()
+        _count_in_window(actor.token, now)
 
 
-def _count_in_window(token, now, takes_positions):
+def _count_in_window(token, now):
     """§14 `writes_per_minute`: a sliding 60-second window of accepted writes, kept on the token row so
     that every server process counts the same writes."""
     now_ts, allowed = now.timestamp(), limit("writes_per_minute")
@@ -301,13 +298,12 @@ def _count_in_window(token, now, takes_positions):
         raise RateLimited(retry_after=max(1, math.ceil(window[-allowed] + 60 - now_ts)))
     # Optimistic: write_count doubles as a version. A concurrent write by the same token makes this
     # update miss; then re-read under a row lock and count again.
-    order_locked = [CursorOrderLocked()] if takes_positions else []
-    updated = Token.objects.filter(*order_locked, pk=token.pk, write_count=token.write_count).update(
+    updated = Token.objects.filter(pk=token.pk, write_count=token.write_count).update(
         recent_writes=window + [now_ts], write_count=F("write_count") + 1, last_used_at=now,
         last_write_xid=CurrentTransactionId())
     if not updated:
         fresh = Token.objects.select_for_update().get(pk=token.pk)
         token.recent_writes, token.write_count = fresh.recent_writes, fresh.write_count
-        return _count_in_window(token, now, takes_positions)
+        return _count_in_window(token, now)
     token.recent_writes, token.write_count = window + [now_ts], token.write_count + 1
 

@@ -17,7 +17,7 @@ from mcp_types import (INVALID_REQUEST, ResourceUpdatedNotification, ResourceUpd
                        SubscriptionFilter, SubscriptionsAcknowledgedNotification,
                        SubscriptionsAcknowledgedNotificationParams)
 
-from feed.follow import READS, caller_now, on_pool, until_checked
+from feed.follow import READS, Subscription, caller_now, on_pool, until_checked
 from feed.hub import HUB
 from feed.profile import feed_setting
 from feed.slots import SLOTS, STREAMS, owner_key
@@ -49,6 +49,7 @@ class Listening:
     pending: set = field(default_factory=set)  # uris to announce whatever the caller may see (a "*" note)
     noted: set = field(default_factory=set)  # followed threads noted since the last delivery
     inbox_noted: set = field(default_factory=set)  # threads whose note may have moved the caller's inbox
+    appearing: object = None  # the task announcing the inbox again once its held-back threads appear
 
     def hear(self, note):
         """From the feed's listener thread: whether `note` may concern this stream (a quick prefilter)."""
@@ -138,8 +139,27 @@ async def listen(ctx, params):
         await deliver(ctx, listening, woken, meta)
     finally:
         HUB.unsubscribe(hearing)
+        if listening.appearing is not None:
+            listening.appearing.cancel()
         READS.submit(SLOTS.release, STREAMS, *listening.slot)  # off the event loop: it may touch the database
     return {"resultType": "complete", "_meta": meta}  # the stream ended gracefully: its caller may no longer read
+
+
+async def announce_when_appeared(listening, woken):
+    """A thread that entered the inbox may be held back a while below the horizon (forum.commit_order)
+    after its note: read again after pauses as a follower does (feed.follow.Subscription), and once nothing
+    is held back, announce the inbox again."""
+    pause = Subscription.FIRST_PAUSE_SECONDS
+    try:
+        while True:
+            await asyncio.sleep(pause)
+            if not await on_pool(selectors.inbox_held_back, listening.actor):
+                break
+            pause = min(pause * 2, Subscription.LAST_PAUSE_SECONDS)
+    finally:
+        listening.appearing = None
+    listening.pending.add(INBOX)
+    woken.set()
 
 
 async def deliver(ctx, listening, woken, meta):
@@ -159,6 +179,10 @@ async def deliver(ctx, listening, woken, meta):
             return  # the stream ends; a new listen would be refused with this refusal
         listening.actor = actor
         uris = await listening.updated(partial(on_pool, visible_thread_ids, actor))
+        if INBOX in uris and listening.appearing is None:
+            # Checked before announcing: whatever is not held back now, the client's read will see.
+            if await on_pool(selectors.inbox_held_back, actor):
+                listening.appearing = asyncio.ensure_future(announce_when_appeared(listening, woken))
         if uris:
             # The client reads what it is told of through any app server, perhaps on a replica (§19): it is
             # told once they show it.

@@ -7,6 +7,8 @@ import json
 import re
 
 from forum import cursors, selectors
+from forum.commit_order import START
+from forum.listings import inbox_position
 from forum.limits import limit
 from forum.models import AwaitingAct
 from forum.dispatch import OPERATIONS, call
@@ -52,7 +54,7 @@ def thread_id(uri):
 def inbox_page(actor):
     """The newest page of the caller's inbox (awaiting=answer, the line itself), and the cursor after it."""
     threads = selectors.inbox_newest(actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_default"))
-    position = threads[-1].awaiting_seq if threads else 0
+    position = inbox_position(threads[-1]) if threads else START
     return {"items": [thread_json(thread) for thread in threads], "cursor": cursors.encode("inbox", position)}
 
 

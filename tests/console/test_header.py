@@ -3,6 +3,7 @@
 import re
 
 from forum import cursors
+from forum.commit_order import Position
 from forum.models import StateEvent
 
 COUNT = "/admin/forum/thread/queue-count/"
@@ -37,7 +38,7 @@ def test_the_queue_count_is_not_for_anonymous_callers(client, make_thread):
 
 def test_a_page_follows_the_event_stream_from_the_events_it_was_rendered_with(console, make_thread):
     make_thread("proposed_close")
-    newest = StateEvent.objects.order_by("-id").first().pk
+    newest = Position.of(StateEvent.objects.order_by("-xact", "-id").first())
     indicator = live_indicator(console.get("/admin/forum/thread/").content.decode())
     assert f'data-stream="/api/v1/events/stream?since={cursors.encode("events", newest)}"' in indicator
     assert 'data-thread=""' in indicator

@@ -16,6 +16,7 @@ from forum.tokens import token_revoke, token_rotate, token_update
 from parley_site.errors import InvalidBody
 from tests.asgi_client import McpAsgiClient
 from tests.conftest import Agent
+from tests.forum.test_concurrency import Hold
 from tests.mcp_bridge.conftest import McpAgent, refusal
 
 OPERATOR = Actor.for_operator("tests")
@@ -208,6 +209,35 @@ def test_a_wait_answers_token_invalid_once_its_token_expires_meanwhile(as_alice,
         await sync_to_async(as_alice.ask)("Posted after the expiry")  # wakes a waiter on SQLite too
     response, _ = held_calls(rest_wait(as_bob, 10), expire_and_write)
     assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")
+
+
+@pytest.mark.postgres
+def test_a_waiter_woken_by_a_write_still_held_back_gets_it_once_the_older_transaction_ends(as_alice, as_bob, bob):
+    """§19: the ask's note wakes the waiter while an older transaction of the database is still in flight, so
+    the ask is held back below the horizon (forum.commit_order). That transaction then ends writing
+    nothing, and no note comes: the waiter reads again on its own and answers the ask."""
+    cursor = as_bob.get("/api/v1/inbox").json()["cursor"]
+    hold = Hold(bob.identity, "older")
+    hold.start()
+    assert hold.ready.wait(10)
+
+    async def ask_then_end_the_older_transaction():
+        await until_holding(bob, 1)
+        thread = await sync_to_async(as_alice.ask)("Asked while an older write is in flight")
+        await asyncio.sleep(0.5)  # the note has come and gone
+        hold.release.set()
+        return thread
+    try:
+        started = time.monotonic()
+        response, thread = held_calls(
+            lambda: as_bob.client.client.get("/api/v1/inbox", {"wait": 10, "since": cursor},
+                                             headers=as_bob.client.defaults),
+            ask_then_end_the_older_transaction)
+    finally:
+        hold.release.set()
+        hold.join(30)
+    assert [item["id"] for item in response.json()["items"]] == [thread]
+    assert time.monotonic() - started < 5, "the waiter slept until its time was up"
 
 
 def test_a_wait_opened_with_a_secret_rotated_away_answers_token_invalid_at_once(as_alice, as_bob, bob):

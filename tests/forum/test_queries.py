@@ -12,8 +12,7 @@ from tests.forum.expect import accepted
 
 # Each write, through the whole request stack, on SQLite and PostgreSQL alike: the token lookup, the
 # transaction's two statements (savepoints inside the test's transaction), the thread row, the token's
-# rate-limit window (which also takes the cursor-order lock on PostgreSQL when the write takes a cursor
-# position), then the rows it writes, and its one fan-out job (webhooks, §17). Confirm and dismiss also read the
+# rate-limit window, then the rows it writes, and its one fan-out job (webhooks, §17). Confirm and dismiss also read the
 # proposal's event and the last message. A redaction also deletes the stored answers and blanks the console log
 # entries that held the message (its content type read once per process, counted here), and on PostgreSQL
 # queues its vacuum job: one more.
