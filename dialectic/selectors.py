@@ -4,6 +4,7 @@ from django.utils import timezone
 
 from dialectic.models import Claim, ClaimAct, ClaimActKind
 from dialectic.policies import states_with_certainty
+from forum.access import visible
 from forum.models import Right
 from forum.selectors import access_thread, page, require_right
 from parley_site.errors import NotFound
@@ -21,8 +22,8 @@ def claims_with_history():
 def access_claim(actor, number, *, lock=False):
     """The claim, or `not_found` (detail.object "claim"). With lock=True the row stays locked until the
     transaction ends: taken after the thread's lock, it serialises every act on one claim (§10)."""
-    queryset = Claim.objects.select_for_update() if lock else Claim.objects
-    claim = queryset.filter(pk=number).first()
+    queryset = Claim.objects.select_for_update(of=("self",)) if lock else Claim.objects
+    claim = visible(actor, queryset.filter(pk=number)).first()
     if claim is None:
         raise NotFound("claim", f"cl_{number}")
     return claim
@@ -35,7 +36,7 @@ def verifying_lines(claim):
 
 def claim_get(actor, number):
     require_right(actor, Right.READ)
-    claim = claims_with_history().filter(pk=number).first()
+    claim = visible(actor, claims_with_history().filter(pk=number)).first()
     if claim is None:
         raise NotFound("claim", f"cl_{number}")
     return claim
@@ -48,9 +49,11 @@ def certainty_filter(name, now):
     return (Q(state__in=states) & unexpired) | Q(state__in=expired_states, valid_until__lte=now)
 
 
-def claim_list(actor, *, thread_id=None, state=None, certainty=None, asserted_by=None, after=0, limit=50):
+def claim_list(actor, *, thread_id=None, state=None, certainty=None, asserted_by=None, after=0, limit=50,
+               where=None):
+    """The claims of the threads `actor` may see that `where` (a profile's list arguments) admits."""
     require_right(actor, Right.READ)
-    queryset = claims_with_history()
+    queryset = visible(actor, claims_with_history(), where)
     if thread_id is not None:
         queryset = queryset.filter(thread=access_thread(actor, thread_id))
     if state is not None:

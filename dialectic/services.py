@@ -122,7 +122,8 @@ def _record_event(claim, from_state, to_state, actor, message):
     """§10: every claim transition is an event, labelled with the act that caused it. Claim acts are not
     proposals, so the event is confirmed at once."""
     StateEvent.objects.create(
-        thread_id=claim.thread_id, message=message, claim_number=claim.pk, from_state=from_state,
+        thread_id=claim.thread_id, room_number=message.thread.room_number,  # §20: the thread's room now
+        message=message, claim_number=claim.pk, from_state=from_state,
         to_state=to_state, label=message.kind, origin=actor.origin, actor=actor.identity,
         at=message.created_at, confirmed_at=message.created_at, confirmed_by=actor.identity)
 

@@ -15,6 +15,7 @@ from django.db.models import Max
 from feed.follow import SHARED_READS, caller_now
 from feed.profile import feed_setting
 from forum import cursors, selectors
+from forum.access import list_narrowing
 from forum.actors import Actor
 from forum.listings import Listing, events_listing, inbox_listing
 from forum.models import AwaitingAct, Thread
@@ -53,12 +54,13 @@ def stream_for(actor, args, page):
     if args.get("inbox") in ("1", "true"):
         if "thread" in args:
             raise InvalidBody("the inbox stream has no thread filter; drop thread or inbox", field="thread")
-        listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""))
+        listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""),
+                                list_narrowing(actor, args))
         return Stream(actor, listing, page)
     for name in ("awaiting", "extension"):
         if name in args:
             raise InvalidBody(f"{name} applies to the inbox stream (inbox=1)", field=name)
-    return Stream(actor, events_listing(args.get("thread")), page)
+    return Stream(actor, events_listing(args.get("thread"), actor, list_narrowing(actor, args)), page)
 
 
 def head(scope):

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from forum import selectors
+from forum.access import sight_key
 from forum.paging import list_page
 from forum.models import AwaitingAct, Right
 from forum.wire import event_json, thread_json
@@ -27,17 +28,20 @@ class Listing:
         return list_page(self.scope, items, after, self.render, self.position)
 
 
-def events_listing(thread_id):
+def events_listing(thread_id, viewer, where=None):
+    """The state events (of one thread, or all) `viewer` may see that `where` (a profile's list arguments,
+    forum.access) admits."""
     def read(actor, after, limit):
-        return selectors.event_list(actor, thread_id=thread_id, after=after, limit=limit)
-    # Every caller with `read` sees the same events, so the key names no caller.
+        return selectors.event_list(actor, thread_id=thread_id, after=after, limit=limit, where=where)
+    # Callers from whom nothing is hidden see the same events, so their key names no caller.
     return Listing("events", read, lambda event: event.pk, event_json, (Right.READ,), ("events", thread_id),
-                   ("events", thread_id))
+                   ("events", thread_id, where, sight_key(viewer)))
 
 
-def inbox_listing(identity, awaiting, extension):
+def inbox_listing(identity, awaiting, extension, where=None):
     def read(actor, after, limit):
-        return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=limit)
+        return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=limit,
+                               where=where)
     needs = (Right.READ, Right.LOCK) if awaiting == AwaitingAct.CONFIRMATION else (Right.READ,)
     return Listing("inbox", read, lambda thread: thread.awaiting_seq, thread_json, needs,
-                   ("inbox", identity, awaiting), ("inbox", identity, awaiting, extension))
+                   ("inbox", identity, awaiting), ("inbox", identity, awaiting, extension, where))

@@ -36,6 +36,11 @@ class AwaitingAct(models.TextChoices):
     CONFIRMATION = "confirmation"
 
 
+# §20: every thread is in exactly one room; rm_1, the default room, is created with the rooms profile's
+# tables and holds every thread a client opened without naming a room. The core keeps the room's number,
+# as it keeps a claim's (StateEvent.claim_number): the rooms app owns the rooms.
+DEFAULT_ROOM_NUMBER = 1
+
 # §6 `awaiting.from` is an identity, or one of these.
 ANYONE = "anyone"
 MODERATOR = "moderator"
@@ -98,6 +103,7 @@ class Thread(models.Model):
     created_at = models.DateTimeField(_("created at"))
     updated_at = models.DateTimeField(_("updated at"))
     message_count = models.PositiveIntegerField(_("message count"), default=0)
+    room_number = models.BigIntegerField(_("room"), default=DEFAULT_ROOM_NUMBER)  # §20
     first_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
     last_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
 
@@ -123,6 +129,7 @@ class Thread(models.Model):
             models.Index(fields=["awaiting_from", "awaiting_act", "awaiting_seq"], name="thread_awaiting_from_idx"),
             models.Index(fields=["state", "id"], name="thread_state_idx"),
             models.Index(fields=["creator_identity", "id"], name="thread_creator_idx"),
+            models.Index(fields=["room_number", "id"], name="thread_room_idx"),
             # The title's trigram index for `q=` is PostgreSQL-only: migration text_search_trigram holds it.
         ]
         verbose_name = _("thread")
@@ -190,6 +197,9 @@ class StateEvent(models.Model):
     confirmed_by = models.CharField(_("confirmed by"), max_length=160, blank=True)
     # §17: the reason a moderator gave for a dismiss or a redact; empty when none was given.
     note = models.CharField(_("note"), max_length=500, blank=True)
+    # §20: the thread's room when the event was recorded, and for a move the room it left (else null).
+    room_number = models.BigIntegerField(_("room"), default=DEFAULT_ROOM_NUMBER)
+    from_room_number = models.BigIntegerField(_("from room"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("state event")

@@ -5,6 +5,7 @@ them in forum.dispatch.OPERATIONS by tool name. Neither door can add a rule: bot
 from django.conf import settings
 
 from forum import selectors, services
+from forum.access import list_narrowing
 from forum.dispatch import OPERATIONS, Operation, register
 from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
 from forum.limits import limit
@@ -79,16 +80,18 @@ def run_whoami(actor, args):
 def run_list_threads(actor, args):
     after, size = paging(args, "threads")
     filters = {name: args[name] for name in ("state", "awaiting", "creator", "confirmed", "q") if name in args}
-    items = selectors.thread_list(actor, filters=filters, after=after, limit=size)
+    items = selectors.thread_list(actor, filters=filters, after=after, limit=size,
+                                  where=list_narrowing(actor, args))
     return list_page("threads", items, after, thread_json, lambda thread: thread.pk)
 
 
 def run_list_events(actor, args):
-    return followed_list(actor, args, events_listing(args.get("thread")))
+    return followed_list(actor, args, events_listing(args.get("thread"), actor, list_narrowing(actor, args)))
 
 
 def run_inbox(actor, args):
-    listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""))
+    listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""),
+                            list_narrowing(actor, args))
     return followed_list(actor, args, listing)
 
 
@@ -146,7 +149,7 @@ def list_threads_input():
         "creator": Str(min_len=1, max_len=160, description="Only threads opened by this identity."),
         "confirmed": Bool(description="true: only confirmed states; false: only pending proposals."),
         "q": Str(min_len=1, max_len=200, description="Words to find in titles and bodies."),
-        **paging_fields()})
+        **paging_fields(), **operation_arguments("list_threads")})
 
 
 def list_events_input():

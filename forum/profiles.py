@@ -58,6 +58,25 @@ class Profile:
     # profile that holds what such a proof points at checks its refs (evidence: an `artifact` proof names
     # a stored artifact, §18).
     proof_refs: dict = field(default_factory=dict)
+    # sight(actor) -> a Q on forum.Thread that the threads `actor` may see satisfy, or None when the profile
+    # hides nothing from it (rooms: private rooms, §20). forum.access joins them into the one condition of
+    # every read, so what is hidden is never fetched, counted or paged.
+    sight: Callable | None = None
+    # Envelope fields accepted on a thread-opening ask only (rooms: `room`, §20); elsewhere invalid_body.
+    opening_fields: dict = field(default_factory=dict)
+    # place(actor, envelope) -> the number of the room a thread the envelope opens goes to, refusing as that
+    # room's rules say (rooms: not_found, room_archived, room_restricted, §20).
+    place: Callable | None = None
+    # guard(actor, thread, act) refuses, right after the thread and what the envelope names are found (§13:
+    # before thread_locked), an act the thread's place forbids (rooms: room_archived). `act` is a kind or an
+    # operation's name (confirm, dismiss, redact).
+    guard: Callable | None = None
+    # narrow(actor, args) -> a Q on forum.Thread from the profile's arguments of a list (rooms: `room=`), or
+    # None; it refuses what it cannot name (not_found) before the list is read.
+    narrow: Callable | None = None
+    # reach(actor) -> a Q on forum.Thread: which threads awaiting an answer from `anyone` enter the caller's
+    # inbox (rooms: those of rooms it is an unmuted member of, §20), or None for all of them.
+    reach: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -130,3 +149,24 @@ def annotate_messages(message_dicts):
     for profile in PROFILES.values():
         if profile.annotate:
             profile.annotate(message_dicts)
+
+
+def hooks(name):
+    """The installed profiles' hooks of this name, in registration order."""
+    return [getattr(profile, name) for profile in PROFILES.values() if getattr(profile, name) is not None]
+
+
+def opening_fields():
+    return {name: shape for profile in PROFILES.values() for name, shape in profile.opening_fields.items()}
+
+
+def place_thread(actor, envelope, default):
+    """The room number (§20) of the thread `envelope` opens: a profile's placement, or `default`."""
+    for place in hooks("place"):
+        return place(actor, envelope)
+    return default
+
+
+def guard_act(actor, thread, act):
+    for guard in hooks("guard"):
+        guard(actor, thread, act)

@@ -6,9 +6,10 @@ from django.db.models import Case, F, Max, OuterRef, Q, Subquery, When
 from django.utils import timezone
 
 from forum import credentials, limits
+from forum.access import inbox_reach, visible, visible_threads_q
 from forum.actors import Actor
 from forum.filters import ThreadFilter
-from forum.models import TERMINAL_STATES, AwaitingAct, Message, Right, StateEvent, Thread, Token
+from forum.models import ANYONE, TERMINAL_STATES, AwaitingAct, Message, Right, StateEvent, Thread, Token
 from forum.policies import has_right, inbox_senders
 from parley_site.errors import InvalidBody, NotFound, TokenInvalid, TokenRightMissing
 
@@ -94,9 +95,14 @@ def require_right(actor, right):
 
 
 def access_thread(actor, thread_id, *, lock=False):
-    """The thread, or `not_found`. With lock=True the row stays locked until the transaction ends, which
-    serialises every write to one thread (§9)."""
-    thread = _one_row(Thread, lock=lock, id=thread_id)
+    """The thread if `actor` may see it (forum.access), or `not_found`. With lock=True the row stays locked
+    until the transaction ends, which serialises every write to one thread (§9)."""
+    sight = visible_threads_q(actor)
+    if sight is None:
+        thread = _one_row(Thread, lock=lock, id=thread_id)
+    else:  # the same one query, with the condition of what the actor may see
+        queryset = Thread.objects.select_for_update(of=("self",)) if lock else Thread.objects
+        thread = queryset.filter(sight, pk=thread_id).first()
     if thread is None:
         raise NotFound("thread", f"th_{thread_id}")
     return thread
@@ -104,7 +110,7 @@ def access_thread(actor, thread_id, *, lock=False):
 
 def access_message(actor, message_id):
     require_right(actor, Right.READ)
-    message = Message.objects.filter(pk=message_id).first()
+    message = visible(actor, Message.objects.filter(pk=message_id)).first()
     if message is None:
         raise NotFound("message", f"msg_{message_id}")
     return message
@@ -142,40 +148,44 @@ def page(queryset, key, after, limit):
     return list(queryset.filter(**{f"{key}__gt": after}).order_by(key)[:limit])
 
 
-def thread_list(actor, *, filters, after, limit):
+def thread_list(actor, *, filters, after, limit, where=None):
+    """The threads `actor` may see that `filters` (§11) and `where` (a profile's, forum.access) admit."""
     require_right(actor, Right.READ)
     data = {name: str(value).lower() if isinstance(value, bool) else value for name, value in filters.items()}
-    return page(ThreadFilter(data, queryset=Thread.objects.all()).qs, "id", after, limit)
+    return page(ThreadFilter(data, queryset=visible(actor, Thread.objects.all(), where)).qs, "id", after, limit)
 
 
-def event_list(actor, *, thread_id, after, limit):
+def event_list(actor, *, thread_id, after, limit, where=None):
     require_right(actor, Right.READ)
     queryset = StateEvent.objects.all()
     if thread_id is not None:
         queryset = queryset.filter(thread=access_thread(actor, thread_id))
-    return page(queryset, "id", after, limit)
+    return page(visible(actor, queryset, where), "id", after, limit)
 
 
-def inbox(actor, *, awaiting, extension, after, limit):
+def inbox(actor, *, awaiting, extension, after, limit, where=None):
     """§11: threads awaiting the caller, in the order they started awaiting. A question asked by the
     caller's own (identity, extension) stays hidden."""
-    return page(inbox_threads(actor, awaiting, extension), "awaiting_seq", after, limit)
+    return page(inbox_threads(actor, awaiting, extension, where), "awaiting_seq", after, limit)
 
 
-def inbox_newest(actor, *, awaiting, extension, limit):
+def inbox_newest(actor, *, awaiting, extension, limit, where=None):
     """The inbox's newest page: the `limit` threads that most recently started awaiting the caller, in the
     order they did (what the MCP resource parley://inbox shows, §2)."""
-    return list(reversed(inbox_threads(actor, awaiting, extension).order_by("-awaiting_seq")[:limit]))
+    return list(reversed(inbox_threads(actor, awaiting, extension, where).order_by("-awaiting_seq")[:limit]))
 
 
-def inbox_threads(actor, awaiting, extension):
+def inbox_threads(actor, awaiting, extension, where=None):
     require_right(actor, Right.READ)
     if awaiting == AwaitingAct.CONFIRMATION:
         require_right(actor, Right.LOCK)
     queryset = Thread.objects.filter(awaiting_act=awaiting, awaiting_from__in=inbox_senders(actor.identity, awaiting))
     if awaiting == AwaitingAct.ANSWER:
         queryset = queryset.exclude(awaiting_by_identity=actor.identity, awaiting_by_extension=extension)
-    return queryset
+        reach = inbox_reach(actor)
+        if reach is not None:  # a question to anyone reaches whom a profile says (rooms: members, §20)
+            queryset = queryset.filter(~Q(awaiting_from=ANYONE) | reach)
+    return visible(actor, queryset, where)
 
 
 def threads_by_activity():

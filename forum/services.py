@@ -11,8 +11,8 @@ from forum import erasure, policies
 from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
 from forum.envelope import title_from
 from forum.limits import limit
-from forum.models import ANYONE, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
-from forum.profiles import profile_for_kind, rights_for_kind
+from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
+from forum.profiles import guard_act, place_thread, profile_for_kind, rights_for_kind
 from forum.selectors import access_thread, pending_proposal, require_right, restorable_event
 from forum.sequences import CursorOrderLocked, NextAwaitingSeq, lock_cursor_order
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
@@ -45,9 +45,11 @@ def message_post(actor, envelope):
 
 def _thread_open(actor, envelope):
     # Private: message_post is the one door, holding the transaction and the `write` check.
+    room_number = place_thread(actor, envelope, DEFAULT_ROOM_NUMBER)  # §20: not_found, room_archived, ...
     now = timezone.now()
     _admit_write(actor, now)
     thread = Thread.objects.create(
+        room_number=room_number,
         title=title_from(envelope["body"]), state=State.OPEN, state_origin=actor.origin,
         state_confirmed_at=now, state_confirmed_by=actor.identity,  # §8: `open` is confirmed at creation
         creator_identity=actor.identity, creator_extension=envelope["extension"],
@@ -68,6 +70,7 @@ def _post_to_thread(actor, envelope):
     parent = _parent_of(thread, envelope.get("parent"))
     profile = profile_for_kind(kind)
     resolved = profile.resolve(actor, thread, envelope) if profile and profile.resolve else None
+    guard_act(actor, thread, kind)
     if policies.is_shut_out_by_lock(actor, thread, kind):
         raise ThreadLocked()
     if kind in AUTHORITY_MARKS and not policies.can_mark(actor, thread, kind):
@@ -145,7 +148,7 @@ def state_confirm(actor, thread_id):
     """Confirm the thread's pending proposal (§8). Needs `lock` (or a human); locks the thread; stamps the
     proposal's event as confirmed and records a `confirm` event. Refuses token_right_missing, not_found,
     nothing_to_confirm, rate_limited."""
-    thread, now = _take_proposal(actor, thread_id)
+    thread, now = _take_proposal(actor, thread_id, "confirm")
     proposal = pending_proposal(thread).values("id")
     StateEvent.objects.filter(pk__in=proposal).update(confirmed_at=now, confirmed_by=actor.identity)
     thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
@@ -158,7 +161,7 @@ def state_dismiss(actor, thread_id, reason=""):
     """Drop the pending proposal: the thread returns to its last confirmed state (§8). Needs `lock` (or a
     human); locks the thread; records a `dismiss` event whose note is `reason` (§17). Refuses
     token_right_missing, not_found, nothing_to_confirm, rate_limited."""
-    thread, now = _take_proposal(actor, thread_id)
+    thread, now = _take_proposal(actor, thread_id, "dismiss")
     restored = restorable_event(thread)
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
@@ -194,10 +197,11 @@ def message_redact(actor, message_id, reason=""):
     return message, thread
 
 
-def _take_proposal(actor, thread_id):
+def _take_proposal(actor, thread_id, label):
     """The locked thread whose pending proposal a lock holder (or the human) confirms or dismisses."""
     require_right(actor, Right.LOCK)
     thread = access_thread(actor, thread_id, lock=True)
+    guard_act(actor, thread, label)
     if not thread.is_pending:
         raise NothingToConfirm(state=thread.state)
     now = timezone.now()
@@ -249,8 +253,8 @@ def _set_awaiting(thread, act, who, since, asker):
 
 def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed, note=""):
     StateEvent.objects.create(
-        thread=thread, message=message, from_state=from_state, to_state=to_state, label=label,
-        origin=actor.origin, actor=actor.identity, at=now,
+        thread=thread, room_number=thread.room_number, message=message, from_state=from_state, to_state=to_state,
+        label=label, origin=actor.origin, actor=actor.identity, at=now,
         confirmed_at=now if confirmed else None, confirmed_by=actor.identity if confirmed else "", note=note,
     )
 

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "evidence",
     "metrics",
     "feed",
+    "rooms",
     "mcp_bridge",
     "webhooks",
     "oauth2_provider",
@@ -353,6 +354,14 @@ PARLEY_VERIFY_QUORUM = env_int("PARLEY_VERIFY_QUORUM", 1, 1, 8)
 # Parley v1 §18, profile evidence: the largest artifact upload, counted as it arrives.
 PARLEY_EVIDENCE = {
     "artifact_max_bytes": env_int("PARLEY_ARTIFACT_MAX_BYTES", 10485760, 1, 1 << 34),
+}
+# Parley v1 §20, profile rooms: the default room's slug and name (its number is forum.models.DEFAULT_ROOM_NUMBER)
+# and the profile's limits, published under profiles.rooms.limits.
+PARLEY_ROOMS = {
+    "default_slug": "general",
+    "default_name": "General",
+    "limits": {"rooms_max": 500, "room_depth_max": 2, "room_filter_max": 20, "room_moderators_max": 16,
+               "room_verifiers_max": 16, "memberships_per_line_max": 200, "room_members_max": 10000},
 }
 # A query of a request that runs longer is cancelled and the request refused 503 (PostgreSQL; 0: none).
 PARLEY_STATEMENT_TIMEOUT_MS = env_int("PARLEY_STATEMENT_TIMEOUT_MS", 5000, 0, 600000)
