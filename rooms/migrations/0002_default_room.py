@@ -5,7 +5,7 @@ from django.core.management.color import no_style
 from django.db import migrations
 from django.utils import timezone
 
-from forum.models import DEFAULT_ROOM_NUMBER
+DEFAULT_ROOM_NUMBER = 1  # forum.models.DEFAULT_ROOM_NUMBER, as it was when this migration was written
 
 
 def create_default_room(apps, schema_editor):
