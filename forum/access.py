@@ -39,6 +39,17 @@ def inbox_reach(actor):
     return both(*(reach(actor) for reach in hooks("reach")))
 
 
+def powers_q(actor):
+    """{right: the Q of the threads over which `actor` holds that right through a profile}, for the rights
+    its token lacks (forum.profiles.Profile.powers)."""
+    found = {}
+    for powers in hooks("powers"):
+        for right, condition in powers(actor).items():
+            if right not in actor.rights:
+                found[right] = found[right] | condition if right in found else condition
+    return found
+
+
 def within(queryset, threads_q, thread_field="thread"):
     """`queryset` (of threads, or of rows with a `thread_field`) kept to the threads `threads_q` admits."""
     if threads_q is None:

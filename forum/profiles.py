@@ -77,6 +77,14 @@ class Profile:
     # reach(actor) -> a Q on forum.Thread: which threads awaiting an answer from `anyone` enter the caller's
     # inbox (rooms: those of rooms it is an unmuted member of, §20), or None for all of them.
     reach: Callable | None = None
+    # powers(actor) -> {right: a Q on forum.Thread}: rights the actor holds over the threads the Q admits
+    # without its token holding them (rooms: `lock` over the threads of rooms it moderates, `verify` over
+    # those of rooms it verifies, §20). forum.selectors.access_thread reads them with the thread.
+    powers: Callable | None = None
+    # whoami(actor) -> keys the profile adds to `whoami`'s answer (rooms: `moderates`, `verifies`, §20), and
+    # their schemas.
+    whoami: Callable | None = None
+    whoami_properties: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

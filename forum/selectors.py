@@ -2,11 +2,11 @@
 never writes."""
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Case, F, Max, OuterRef, Q, Subquery, When
+from django.db.models import BooleanField, Case, F, Max, OuterRef, Q, Subquery, Value, When
 from django.utils import timezone
 
 from forum import credentials, limits
-from forum.access import inbox_reach, visible, visible_threads_q
+from forum.access import inbox_reach, powers_q, visible, visible_threads_q
 from forum.actors import Actor
 from forum.filters import ThreadFilter
 from forum.models import ANYONE, TERMINAL_STATES, AwaitingAct, Message, Right, StateEvent, Thread, Token
@@ -96,15 +96,21 @@ def require_right(actor, right):
 
 def access_thread(actor, thread_id, *, lock=False):
     """The thread if `actor` may see it (forum.access), or `not_found`. With lock=True the row stays locked
-    until the transaction ends, which serialises every write to one thread (§9)."""
-    sight = visible_threads_q(actor)
-    if sight is None:
+    until the transaction ends, which serialises every write to one thread (§9). `thread.powers` holds the
+    rights the actor has over this thread through a profile beside its token's (rooms: a room moderator's
+    `lock`, §20), read in the same query."""
+    sight, powers = visible_threads_q(actor), powers_q(actor)
+    if sight is None and not powers:
         thread = _one_row(Thread, lock=lock, id=thread_id)
-    else:  # the same one query, with the condition of what the actor may see
+    else:  # the same one query, with the condition of what the actor may see and what it holds there
         queryset = Thread.objects.select_for_update(of=("self",)) if lock else Thread.objects
-        thread = queryset.filter(sight, pk=thread_id).first()
+        queryset = queryset.annotate(**{f"power_{right}": Case(When(condition, then=Value(True)), default=Value(False),
+                                                               output_field=BooleanField())
+                                        for right, condition in powers.items()})
+        thread = queryset.filter(sight if sight is not None else Q(), pk=thread_id).first()
     if thread is None:
         raise NotFound("thread", f"th_{thread_id}")
+    thread.powers = frozenset(right for right in powers if getattr(thread, f"power_{right}"))
     return thread
 
 
@@ -177,15 +183,27 @@ def inbox_newest(actor, *, awaiting, extension, limit, where=None):
 
 def inbox_threads(actor, awaiting, extension, where=None):
     require_right(actor, Right.READ)
-    if awaiting == AwaitingAct.CONFIRMATION:
-        require_right(actor, Right.LOCK)
     queryset = Thread.objects.filter(awaiting_act=awaiting, awaiting_from__in=inbox_senders(actor.identity, awaiting))
+    if awaiting == AwaitingAct.CONFIRMATION:
+        queryset = queryset.filter(moderated_threads(actor))
     if awaiting == AwaitingAct.ANSWER:
         queryset = queryset.exclude(awaiting_by_identity=actor.identity, awaiting_by_extension=extension)
         reach = inbox_reach(actor)
         if reach is not None:  # a question to anyone reaches whom a profile says (rooms: members, §20)
             queryset = queryset.filter(~Q(awaiting_from=ANYONE) | reach)
     return visible(actor, queryset, where)
+
+
+def moderated_threads(actor):
+    """The threads whose moderation queue `actor` reads (§14.1): every thread for lock holders and the human,
+    the threads of the rooms it moderates for a room moderator (§20); token_right_missing (`lock`) for a
+    caller who moderates none."""
+    if Right.LOCK in actor.rights:
+        return Q()
+    moderated = powers_q(actor).get(Right.LOCK)
+    if moderated is None or not Thread.objects.filter(moderated).exists():
+        raise TokenRightMissing(Right.LOCK)
+    return moderated
 
 
 def threads_by_activity():

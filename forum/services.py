@@ -13,11 +13,12 @@ from forum.envelope import title_from
 from forum.limits import limit
 from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
 from forum.profiles import guard_act, place_thread, profile_for_kind, rights_for_kind
+from forum.access import powers_q
 from forum.selectors import access_thread, pending_proposal, require_right, restorable_event
 from forum.sequences import CursorOrderLocked, NextAwaitingSeq, lock_cursor_order
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
                                 NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
-                                ThreadLocked)
+                                ThreadLocked, TokenRightMissing)
 
 THREAD_WRITE_FIELDS = [
     "state", "state_origin", "state_confirmed_at", "state_confirmed_by", "updated_at", "message_count",
@@ -35,8 +36,12 @@ def message_post(actor, envelope):
     invalid_body (a parent or a profile's object of another thread), thread_locked, thread_authority_missing,
     self_reply, invalid_transition, then a profile's own checks (forum.profiles), limit_exceeded, loop_guard,
     rate_limited."""
-    for right in (Right.WRITE, *rights_for_kind(envelope["kind"])):
-        require_right(actor, right)
+    require_right(actor, Right.WRITE)
+    if "thread" not in envelope or not powers_q(actor):
+        # A right a profile kind needs (dialectic: `verify`) is checked here, in §13's place, unless a
+        # profile may give it over the thread (rooms: a room's verifiers, §20): then once the thread is found.
+        for right in rights_for_kind(envelope["kind"]):
+            require_right(actor, right)
     with transaction.atomic():
         if "thread" not in envelope:
             return _thread_open(actor, envelope)
@@ -67,6 +72,9 @@ def _thread_open(actor, envelope):
 def _post_to_thread(actor, envelope):
     kind, extension = envelope["kind"], envelope["extension"]
     thread = access_thread(actor, envelope["thread"], lock=True)
+    actor = actor.holding(thread.powers)  # §20: a room moderator holds lock's powers over its rooms' threads
+    for right in rights_for_kind(kind):
+        require_right(actor, right)
     parent = _parent_of(thread, envelope.get("parent"))
     profile = profile_for_kind(kind)
     resolved = profile.resolve(actor, thread, envelope) if profile and profile.resolve else None
@@ -148,7 +156,7 @@ def state_confirm(actor, thread_id):
     """Confirm the thread's pending proposal (§8). Needs `lock` (or a human); locks the thread; stamps the
     proposal's event as confirmed and records a `confirm` event. Refuses token_right_missing, not_found,
     nothing_to_confirm, rate_limited."""
-    thread, now = _take_proposal(actor, thread_id, "confirm")
+    actor, thread, now = _take_proposal(actor, thread_id, "confirm")
     proposal = pending_proposal(thread).values("id")
     StateEvent.objects.filter(pk__in=proposal).update(confirmed_at=now, confirmed_by=actor.identity)
     thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
@@ -161,7 +169,7 @@ def state_dismiss(actor, thread_id, reason=""):
     """Drop the pending proposal: the thread returns to its last confirmed state (§8). Needs `lock` (or a
     human); locks the thread; records a `dismiss` event whose note is `reason` (§17). Refuses
     token_right_missing, not_found, nothing_to_confirm, rate_limited."""
-    thread, now = _take_proposal(actor, thread_id, "dismiss")
+    actor, thread, now = _take_proposal(actor, thread_id, "dismiss")
     restored = restorable_event(thread)
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
@@ -177,11 +185,11 @@ def message_redact(actor, message_id, reason=""):
     records a `redact` event (from and to the current state) whose note is `reason`; enqueues the vacuum of
     the tables it changed. Returns (message, thread). Refuses token_right_missing, not_found,
     invalid_transition (already redacted), rate_limited."""
-    require_right(actor, Right.LOCK)
     thread_id = Message.objects.filter(pk=message_id).values_list("thread_id", flat=True).first()
     if thread_id is None:
+        require_right(actor, Right.LOCK)
         raise NotFound("message", f"msg_{message_id}")
-    thread = access_thread(actor, thread_id, lock=True)
+    actor, thread = _moderated_thread(actor, thread_id, lambda: NotFound("message", f"msg_{message_id}"))
     message = Message.objects.get(pk=message_id)  # read again under the thread's lock: redactions serialise
     if message.is_redacted:
         raise InvalidTransition(f"msg_{message_id} is already redacted", message_id=f"msg_{message_id}")
@@ -197,16 +205,35 @@ def message_redact(actor, message_id, reason=""):
     return message, thread
 
 
+def _moderated_thread(actor, thread_id, missing):
+    """(the actor as it acts there, the thread locked) for an operation that always needs `lock` (§7), or
+    moderation of the thread's room (§20). Refuses token_right_missing (`lock`) to a caller with neither,
+    else not_found (`missing()`) for a thread it may not see."""
+    if Right.LOCK in actor.rights:
+        return actor, access_thread(actor, thread_id, lock=True)
+    moderated = powers_q(actor).get(Right.LOCK)
+    if moderated is None:
+        raise TokenRightMissing(Right.LOCK)
+    try:
+        thread = access_thread(actor, thread_id, lock=True)
+    except NotFound:
+        # §13: token_right_missing comes first for a caller who moderates nothing at all.
+        raise (missing() if Thread.objects.filter(moderated).exists() else TokenRightMissing(Right.LOCK)) from None
+    if Right.LOCK not in thread.powers:
+        raise TokenRightMissing(Right.LOCK)
+    return actor.holding(thread.powers), thread
+
+
 def _take_proposal(actor, thread_id, label):
-    """The locked thread whose pending proposal a lock holder (or the human) confirms or dismisses."""
-    require_right(actor, Right.LOCK)
-    thread = access_thread(actor, thread_id, lock=True)
+    """The locked thread whose pending proposal a lock holder, a moderator of its room or the human confirms
+    or dismisses, and the actor as it acts there."""
+    actor, thread = _moderated_thread(actor, thread_id, lambda: NotFound("thread", f"th_{thread_id}"))
     guard_act(actor, thread, label)
     if not thread.is_pending:
         raise NothingToConfirm(state=thread.state)
     now = timezone.now()
     _admit_write(actor, now)
-    return thread, now
+    return actor, thread, now
 
 
 def _end_proposal(thread, from_state, label, actor, now, note=""):
@@ -295,3 +322,23 @@ def _count_in_window(token, now, takes_positions):
         return _count_in_window(token, now, takes_positions)
     token.recent_writes, token.write_count = window + [now_ts], token.write_count + 1
 
+
+
+def thread_move(actor, thread, room_number, reason=""):
+    """Put a thread, locked and checked by its caller (the rooms profile's move, §20), in another room:
+    records a `move` event (from and to the current state, `room` the new room, `from_room` the old one,
+    `note` the reason) and changes neither the state nor `awaiting`. A thread that awaits something takes a
+    new inbox position, so that whoever it now reaches sees it as new (§11). Runs inside the caller's
+    transaction; refuses rate_limited."""
+    now = timezone.now()
+    _admit_write(actor, now)
+    old_room = thread.room_number
+    thread.room_number, thread.updated_at = room_number, now
+    if thread.awaiting_act is not None:
+        thread.awaiting_seq = NextAwaitingSeq()
+    thread.save(update_fields=["room_number", "updated_at", "awaiting_seq"])
+    StateEvent.objects.create(
+        thread=thread, room_number=room_number, from_room_number=old_room, message=None, from_state=thread.state,
+        to_state=thread.state, label="move", origin=actor.origin, actor=actor.identity, at=now, confirmed_at=now,
+        confirmed_by=actor.identity, note=reason)
+    return thread

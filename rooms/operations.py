@@ -3,6 +3,7 @@ are registered in the core's registry (forum.dispatch), so REST, MCP and the man
 room administration (creating, editing, members, the log) is REST and the console only, like webhooks: those
 operations run through the same forum.dispatch.call but are not registered as MCP tools."""
 from forum.dispatch import Operation, register
+from forum.operations import THREAD_ARG, reason_arg, write_result, write_schema
 from forum.paging import list_page, paging, paging_fields
 from forum.wire import list_schema
 from parley_site.shapes import Bool, Int, Obj, Str
@@ -89,6 +90,26 @@ LEAVE_ROOM = Operation(
     input=room_input, output=ROOM_ANSWER_SCHEMA, run=run_leave_room, read_only=False)
 
 
+# --- moving a thread ---------------------------------------------------------------------------------------
+
+def run_move_thread(actor, args):
+    thread = services.thread_move(actor, args["thread"], args["room"], args.get("reason", ""))
+    return write_result(None, thread)
+
+
+def move_input():
+    return Obj({**THREAD_ARG, **ROOM_ARG, **reason_arg("Why it moves (1-500 characters): the move event's note.")},
+               required=["thread", "room"])
+
+
+MOVE_THREAD = Operation(
+    name="move_thread", http="POST /api/v1/threads/{id}/move",
+    description="rooms (moderators of both rooms, lock or the human): move a thread to another room. Its state "
+    "and awaiting stay; a move event records it (room, from_room, your reason as its note), and from then on "
+    "whoever cannot see the new room loses the thread. Retry safely with an idempotency key, as for post.",
+    input=move_input, output=write_schema, run=run_move_thread, read_only=False)
+
+
 # --- administration (REST and the console) ---------------------------------------------------------------
 
 def room_fields(required=()):
@@ -172,5 +193,5 @@ ROOM_LOG = Operation(
 
 
 def register_operations():
-    for operation in (LIST_ROOMS, READ_ROOM, JOIN_ROOM, LEAVE_ROOM):
+    for operation in (LIST_ROOMS, READ_ROOM, JOIN_ROOM, LEAVE_ROOM, MOVE_THREAD):
         register(operation)

@@ -12,11 +12,17 @@ ROOM_FIELD = {"room": Str(min_len=1, max_len=40, description=(
 ROOM_FILTER = {"room": Str(min_len=1, max_len=1000, description=(
     "rooms: only threads now in this room, or in one of a comma list of at most room_filter_max rooms "
     "(rm_<n>, <n> or slug)."))}
+ROOM_LIST = {"type": "array", "items": {"type": "string", "pattern": "^rm_[0-9]+$"}}
+WHOAMI_PROPERTIES = {
+    "moderates": {**ROOM_LIST, "description": "rooms: the rooms you are appointed to moderate"},
+    "verifies": {**ROOM_LIST, "description": "rooms: the rooms whose claims you are appointed to verify"},
+}
 FILTERED = ("list_threads", "inbox", "list_events", "list_claims", "stream")
 
 
 def rooms_profile():
     return Profile(name="rooms", manifest=manifest_section, manifest_schema=MANIFEST_SCHEMA,
                    arguments={name: ROOM_FILTER for name in FILTERED}, opening_fields=ROOM_FIELD,
-                   sight=selectors.sight, reach=selectors.reach, narrow=selectors.narrow,
-                   place=services.place, guard=services.guard)
+                   sight=selectors.sight, reach=selectors.reach, narrow=selectors.narrow, powers=selectors.powers,
+                   place=services.place, guard=services.guard, whoami=selectors.whoami,
+                   whoami_properties=WHOAMI_PROPERTIES)

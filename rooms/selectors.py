@@ -184,12 +184,6 @@ def room_log(room, *, after, limit):
     return page(LogEntry.objects.filter(room=room), "id", after, limit)
 
 
-def appointed(actor, role):
-    """§20 `whoami`: the rooms the caller is appointed `role` of, `rm_<n>` ascending."""
-    return [f"rm_{number}" for number in Appointment.objects.filter(identity=actor.identity, role=role)
-            .order_by("room_id").values_list("room_id", flat=True)]
-
-
 def known_identity(identity):
     """An identity a room can hold: a token's line, or a human (`human:<name>`)."""
     if identity.startswith("human:") and len(identity) > len("human:"):
@@ -205,3 +199,28 @@ def room_for_log(actor, ref):
     if not actor_moderates(actor, room):
         raise TokenRightMissing(Right.LOCK)
     return room
+
+
+def appointed_rooms(identity, role):
+    """The numbers of the rooms `identity` holds `role` in, and of their children (a parent's moderators
+    moderate its children, §20), as a Q on rooms."""
+    rooms = Appointment.objects.filter(identity=identity, role=role).values("room_id")
+    return Q(pk__in=rooms) | Q(parent_id__in=rooms)
+
+
+def powers(actor):
+    """The profile's `powers` (§20): `lock` over the threads of the rooms the line moderates (or whose parent
+    it moderates), `verify` over those of the rooms it verifies."""
+    moderated = Room.objects.filter(appointed_rooms(actor.identity, Role.MODERATOR)).values("pk")
+    verified = Appointment.objects.filter(identity=actor.identity, role=Role.VERIFIER).values("room_id")
+    return {Right.LOCK: Q(room_number__in=moderated), Right.VERIFY: Q(room_number__in=verified)}
+
+
+def whoami(actor):
+    """The profile's `whoami` keys (§20): the rooms the caller is appointed to moderate and to verify,
+    `rm_<n>` ascending, read in one query."""
+    found = {Role.MODERATOR: [], Role.VERIFIER: []}
+    for role, number in (Appointment.objects.filter(identity=actor.identity).order_by("room_id")
+                         .values_list("role", "room_id")):
+        found[role].append(f"rm_{number}")
+    return {"moderates": found[Role.MODERATOR], "verifies": found[Role.VERIFIER]}

@@ -5,9 +5,10 @@ transaction and takes the room through rooms.selectors.access_room, so what a ca
 from django.db import transaction
 from django.utils import timezone
 
+from forum import services as forum_services
 from forum.models import DEFAULT_ROOM_NUMBER, Right
 from forum.policies import can_moderate
-from forum.selectors import require_right
+from forum.selectors import access_thread, require_right
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, NotFound, RoomArchived, RoomRestricted,
                                 TokenRightMissing)
 from rooms.models import Appointment, History, LogEntry, Membership, Role, Room, Visibility
@@ -317,3 +318,26 @@ def room_archive(actor, ref, archived=True):
     room.save(update_fields=["archived_at"])
     _log(room, "archived" if archived else "unarchived", actor)
     return room
+
+
+@transaction.atomic
+def thread_move(actor, thread_id, ref, reason=""):
+    """§20 `move_thread`: a caller who moderates both rooms (a room moderator, lock, the human) moves a
+    thread. Locks the thread (lock order 2); logs `thread_moved_out` and `thread_moved_in`. Refuses not_found
+    (the thread; the room), room_archived (into or out of an archived room), token_right_missing (`lock`),
+    invalid_transition (the thread is in that room already), rate_limited."""
+    require_right(actor, Right.READ)
+    thread = access_thread(actor, thread_id, lock=True)
+    room = access_room(actor, ref)
+    source = Room.objects.get(pk=thread.room_number)
+    for side in (source, room):
+        _refuse_if_archived(side)
+    moderator = actor.holding(thread.powers)
+    if not (can_moderate(moderator) and actor_moderates(actor, room)):
+        raise TokenRightMissing(Right.LOCK)
+    if room.pk == thread.room_number:
+        raise InvalidTransition(f"th_{thread.pk} is in rm_{room.pk} already", room=f"rm_{room.pk}")
+    forum_services.thread_move(moderator, thread, room.pk, reason)
+    _log(source, "thread_moved_out", actor, f"th_{thread.pk}", to=f"rm_{room.pk}")
+    _log(room, "thread_moved_in", actor, f"th_{thread.pk}", **{"from": f"rm_{source.pk}"})
+    return thread
