@@ -84,6 +84,9 @@ class Profile:
     # whoami(actor) -> keys the profile adds to `whoami`'s answer (rooms: `moderates`, `verifies`, §20), and
     # their schemas.
     whoami: Callable | None = None
+    # floor(name, thread) -> the least value the thread's place sets for `name`, or None (rooms: a room's
+    # `quorum`, the floor of the claims asserted in it, §20); dialectic asks it for `quorum`.
+    floor: Callable | None = None
     whoami_properties: dict = field(default_factory=dict)
 
 
@@ -178,3 +181,9 @@ def place_thread(actor, envelope, default):
 def guard_act(actor, thread, act):
     for guard in hooks("guard"):
         guard(actor, thread, act)
+
+
+def thread_floor(name, thread):
+    """The largest floor the profiles set for `name` on `thread` (forum.profiles.Profile.floor), or None."""
+    floors = [value for value in (floor(name, thread) for floor in hooks("floor")) if value is not None]
+    return max(floors) if floors else None

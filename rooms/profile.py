@@ -24,5 +24,5 @@ def rooms_profile():
     return Profile(name="rooms", manifest=manifest_section, manifest_schema=MANIFEST_SCHEMA,
                    arguments={name: ROOM_FILTER for name in FILTERED}, opening_fields=ROOM_FIELD,
                    sight=selectors.sight, reach=selectors.reach, narrow=selectors.narrow, powers=selectors.powers,
-                   place=services.place, guard=services.guard, whoami=selectors.whoami,
+                   place=services.place, guard=services.guard, whoami=selectors.whoami, floor=selectors.floor,
                    whoami_properties=WHOAMI_PROPERTIES)

@@ -224,3 +224,10 @@ def whoami(actor):
                          .values_list("role", "room_id")):
         found[role].append(f"rm_{number}")
     return {"moderates": found[Role.MODERATOR], "verifies": found[Role.VERIFIER]}
+
+
+def floor(name, thread):
+    """The profile's `floor` (§20): a room's `quorum` is the floor of the claims asserted in it."""
+    if name != "quorum":
+        return None
+    return Room.objects.filter(pk=thread.room_number).values_list("quorum", flat=True).first()

@@ -116,3 +116,10 @@ def test_verify_outside_ones_rooms_needs_the_verify_right(make_room, appoint, as
     accepted(as_bob.say("attest", "Seen it.", thread=thread, claim=claim,
                         proof=[{"kind": "url", "ref": "https://example.org/a"}]))
     refused(as_carol.say("verify", "Checked.", thread=thread, claim=claim), 403, "token_right_missing", right="verify")
+
+
+def test_a_rooms_quorum_is_a_floor_for_the_claims_asserted_in_it(make_room, as_alice):
+    room = make_room("lab", quorum=3)
+    thread = as_alice.ask("How sure?", room=room)
+    assert accepted(as_alice.say("assert", "Quite.", thread=thread))["claim"]["quorum"]["need"] == 3
+    assert accepted(as_alice.say("assert", "Very.", thread=thread, quorum=5))["claim"]["quorum"]["need"] == 5
