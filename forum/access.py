@@ -4,7 +4,7 @@ and their deliveries). It admits every thread to a caller with `read` unless a p
 (forum.profiles.Profile.sight; rooms, §20). What is hidden is part of the query, never a filter on fetched
 rows, so pages, counts and searches cannot leak it; a hidden thread answers as a missing one (not_found)."""
 from functools import reduce
-from operator import and_
+from operator import and_, or_
 
 from forum.models import Thread
 from forum.profiles import hooks
@@ -48,6 +48,12 @@ def powers_q(actor):
             if right not in actor.rights:
                 found[right] = found[right] | condition if right in found else condition
     return found
+
+
+def escalated_q():
+    """The threads the profiles put in the moderation queue (forum.profiles.Profile.escalated), or None."""
+    conditions = [escalated() for escalated in hooks("escalated")]
+    return reduce(or_, conditions) if conditions else None
 
 
 def within(queryset, threads_q, thread_field="thread"):

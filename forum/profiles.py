@@ -87,6 +87,9 @@ class Profile:
     # floor(name, thread) -> the least value the thread's place sets for `name`, or None (rooms: a room's
     # `quorum`, the floor of the claims asserted in it, §20); dialectic asks it for `quorum`.
     floor: Callable | None = None
+    # escalated() -> a Q on forum.Thread: threads the profile puts in the moderation queue besides those of
+    # §8 and §14.1 (rooms: a move awaited from a line that can no longer see the thread, §20).
+    escalated: Callable | None = None
     whoami_properties: dict = field(default_factory=dict)
 
 

@@ -6,7 +6,7 @@ from django.db.models import BooleanField, Case, F, Max, OuterRef, Q, Subquery, 
 from django.utils import timezone
 
 from forum import credentials, limits
-from forum.access import inbox_reach, powers_q, visible, visible_threads_q
+from forum.access import escalated_q, inbox_reach, powers_q, visible, visible_threads_q
 from forum.actors import Actor
 from forum.filters import ThreadFilter
 from forum.models import ANYONE, TERMINAL_STATES, AwaitingAct, Message, Right, StateEvent, Thread, Token
@@ -183,9 +183,11 @@ def inbox_newest(actor, *, awaiting, extension, limit, where=None):
 
 def inbox_threads(actor, awaiting, extension, where=None):
     require_right(actor, Right.READ)
-    queryset = Thread.objects.filter(awaiting_act=awaiting, awaiting_from__in=inbox_senders(actor.identity, awaiting))
+    awaited = Q(awaiting_act=awaiting, awaiting_from__in=inbox_senders(actor.identity, awaiting))
     if awaiting == AwaitingAct.CONFIRMATION:
-        queryset = queryset.filter(moderated_threads(actor))
+        escalated = escalated_q()
+        awaited = (awaited | escalated if escalated is not None else awaited) & moderated_threads(actor)
+    queryset = Thread.objects.filter(awaited)
     if awaiting == AwaitingAct.ANSWER:
         queryset = queryset.exclude(awaiting_by_identity=actor.identity, awaiting_by_extension=extension)
         reach = inbox_reach(actor)
@@ -220,7 +222,8 @@ def in_moderation_queue():
     full threads until a confirmed close or side state ends them: they await nothing, so they sit in no
     inbox, and only a moderator can still end them (§14.1)."""
     full = Q(message_count__gte=limits.limit("thread_max_messages")) & ~Q(state__in=TERMINAL_STATES)
-    return Q(state_confirmed_at__isnull=True) | full
+    escalated = escalated_q()  # a profile's (rooms: a move awaited from a line that can no longer see it)
+    return Q(state_confirmed_at__isnull=True) | full | (escalated if escalated is not None else Q(pk__in=[]))
 
 
 def moderation_queue_entered_after(moment):

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q
 
 from forum.access import visible
-from forum.models import DEFAULT_ROOM_NUMBER, Right, Thread, Token
+from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, MODERATOR, Right, Thread, Token
 from forum.policies import can_moderate
 from forum.selectors import page, require_right
 from parley_site.errors import LimitExceeded, NotFound, TokenRightMissing
@@ -231,3 +231,18 @@ def floor(name, thread):
     if name != "quorum":
         return None
     return Room.objects.filter(pk=thread.room_number).values_list("quorum", flat=True).first()
+
+
+def stuck():
+    """The profile's `escalated` (§20, "A stuck move is escalated"): threads whose `awaiting.from` names a
+    line that can no longer see them (removed from the private room, or the thread moved there), as a Q on
+    threads: they are in their room's moderation queue until a moderator settles them."""
+    awaited = OuterRef("awaiting_from")
+    member = Membership.objects.filter(identity=awaited, room_id=OuterRef("room_number"), left_at__isnull=True).filter(
+        Q(room__history=History.SHARED) | Q(started_at__lte=OuterRef("created_at")))
+    moderator = Appointment.objects.filter(identity=awaited, role=Role.MODERATOR).filter(
+        Q(room_id=OuterRef("room_number")) | Q(room__children=OuterRef("room_number")))
+    lock_holder = Token.objects.filter(identity=awaited, can_lock=True, revoked_at__isnull=True)
+    private = Room.objects.filter(visibility=Visibility.PRIVATE).values("pk")
+    return (Q(room_number__in=private, awaiting_from__isnull=False) & ~Q(awaiting_from__in=(ANYONE, MODERATOR))
+            & ~Q(awaiting_from__startswith="human:") & ~Exists(member) & ~Exists(moderator) & ~Exists(lock_holder))

@@ -123,3 +123,29 @@ def test_a_rooms_quorum_is_a_floor_for_the_claims_asserted_in_it(make_room, as_a
     thread = as_alice.ask("How sure?", room=room)
     assert accepted(as_alice.say("assert", "Quite.", thread=thread))["claim"]["quorum"]["need"] == 3
     assert accepted(as_alice.say("assert", "Very.", thread=thread, quorum=5))["claim"]["quorum"]["need"] == 5
+
+
+def test_a_move_awaited_from_a_line_that_can_no_longer_see_the_thread_is_escalated(make_room, add_member, alice,
+                                                                                   bob, as_alice, as_bob, as_mod,
+                                                                                   operator):
+    from rooms.services import member_remove
+
+    room = make_room("secret", visibility="private")
+    add_member(room, alice)
+    add_member(room, bob)
+    thread = as_alice.ask("Whose move?", room=room)
+    accepted(as_bob.say("answer", "Yours, alice.", thread=thread))
+    queue = lambda: [item["id"] for item in as_mod.get("/api/v1/inbox", awaiting="confirmation").json()["items"]]  # noqa: E731
+    assert thread not in queue()
+    member_remove(operator, room, alice.identity)
+    assert thread in queue()
+    assert thread not in [item["id"] for item in as_alice.get("/api/v1/inbox", awaiting="decision").json()["items"]]
+
+
+def test_the_room_log_records_every_change_with_actor_and_time(make_room, add_member, alice, as_mod, as_alice):
+    room = make_room("team", visibility="private")
+    add_member(room, alice)
+    entries = accepted(as_mod.get(f"/api/v1/rooms/{room}/log"), 200)["items"]
+    assert [(entry["action"], entry["actor"], entry["subject"]) for entry in entries] == [
+        ("created", "operator:tests", None), ("member_added", "operator:tests", alice.identity)]
+    refused(as_alice.get(f"/api/v1/rooms/{room}/log"), 403, "token_right_missing", right="lock")
