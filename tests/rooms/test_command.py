@@ -34,3 +34,12 @@ def test_list_shows_the_rooms_and_their_appointments(make_room, bob):
     run("appoint", "design", bob.identity, "--as", "verifier")
     listed = run("list")
     assert "rm_1\tgeneral\tpublic" in listed and f"verifiers={bob.identity}" in listed
+
+
+def test_demo_adds_the_demo_rooms_once_one_of_them_private(db):
+    from rooms.models import Room
+
+    run("demo")
+    run("demo")
+    assert sorted(Room.objects.exclude(pk=1).values_list("slug", "visibility")) == [
+        ("design", "public"), ("leads", "private"), ("ops", "public")]
