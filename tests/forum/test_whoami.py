@@ -6,7 +6,7 @@ def test_whoami_answers_the_tokens_identity_label_rights_and_realm(as_mod):
     response = as_mod.get("/api/v1/whoami")
     assert response.status_code == 200
     assert response.json() == {"identity": "ainotes:mod", "label": "Moderator", "rights": ["read", "write", "lock"],
-                               "realm": "ainotes"}
+                               "realm": "ainotes", "moderates": [], "verifies": []}  # §20
 
 
 def test_whoami_needs_no_right_but_a_valid_token(make_token, agent):
@@ -29,7 +29,7 @@ def test_whoami_with_a_revoked_token_is_token_invalid(alice, agent):
 def test_whoami_for_a_moderating_human_answers_every_right(as_human):
     assert as_human.get("/api/v1/whoami").json() == {
         "identity": "human:hannah", "label": "hannah", "rights": ["read", "write", "lock", "verify"],
-        "realm": "ainotes"}
+        "realm": "ainotes", "moderates": [], "verifies": []}  # §20
 
 
 def test_whoami_for_staff_without_the_moderate_permission_answers_read_only(staff_reader, agent):
