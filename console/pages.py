@@ -16,11 +16,11 @@ from parley_site.shapes import Ref
 THREADS_PER_PAGE = 50
 
 
-def thread_outline(thread):
+def thread_outline(actor, thread):
     """The thread's messages in reading order: depth-first by parent, siblings in creation order (§11).
     Each message keeps its stored `depth` for indentation."""
     children = defaultdict(list)
-    for message in selectors.thread_messages(thread):
+    for message in selectors.thread_messages(actor, thread):
         children[message.parent_id].append(message)
     outline, pending = [], list(reversed(children[None]))
     while pending:
@@ -36,14 +36,17 @@ def thread_page(request, ref):
     if number is None:
         raise Http404(_("no such thread"))
     try:
-        thread = selectors.thread_get(Actor.for_user(request.user), number)
+        actor = Actor.for_user(request.user)
+        thread = selectors.thread_get(actor, number)
     except NotFound:
         raise Http404(_("no such thread")) from None
     return render(request, "console/thread_page.html", {
-        "thread": thread, "outline": thread_outline(thread), "history": selectors.thread_history(thread)})
+        "thread": thread, "outline": thread_outline(actor, thread),
+        "history": selectors.thread_history(actor, thread)})
 
 
 @staff_member_required
 def thread_list_page(request):
-    page = Paginator(selectors.threads_by_activity(), THREADS_PER_PAGE).get_page(request.GET.get("page"))
+    threads = selectors.threads_by_activity(Actor.for_user(request.user))
+    page = Paginator(threads, THREADS_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "console/thread_list_page.html", {"page": page})

@@ -18,9 +18,12 @@ from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human, r
 from console.filters import AwaitingFilter, ModerationQueueFilter, queue_summary
 from console.forms import HumanPostForm, ReasonForm
 from console.pages import thread_outline
+from forum.access import access_message
+from forum.actors import Actor
 from forum.filters import ThreadFilter
-from forum.models import Message
+from forum.models import Right
 from forum.selectors import pending_proposal, thread_history
+from parley_site.errors import NotFound
 
 PROPOSAL_OPERATIONS = ("confirm", "dismiss")
 
@@ -84,9 +87,10 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         thread = self.get_object(request, unquote(object_id))
         if thread is not None:
-            outline = thread_outline(thread)
+            actor = Actor.for_user(request.user)
+            outline = thread_outline(actor, thread)
             extra_context = {
-                "thread": thread, "outline": outline, "history": thread_history(thread),
+                "thread": thread, "outline": outline, "history": thread_history(actor, thread),
                 "post_form": HumanPostForm(messages=outline), "reason_form": ReasonForm(),
                 "can_moderate": self.has_moderate_permission(request),
                 **(extra_context or {}),
@@ -120,7 +124,7 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     def post_view(self, request, object_id):
         """Post as the human from the thread page (any core kind), through the envelope validator."""
         thread = self.moderated_thread(request, object_id)
-        form = HumanPostForm(request.POST, messages=thread_outline(thread))
+        form = HumanPostForm(request.POST, messages=thread_outline(Actor.for_user(request.user), thread))
         if form.is_valid() and post_as_human(self, request, form.envelope(thread.pk)) is not None:
             return redirect(self.thread_url(thread))
         # Refused: show the page again with what was typed. Django's change view renders only on GET.
@@ -139,8 +143,11 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     def redact_view(self, request, object_id, message_id):
         """§17: a confirmation page for erasing one message of the thread, with an optional reason."""
         thread = self.moderated_thread(request, object_id)
-        message = Message.objects.filter(pk=message_id, thread=thread).first()
-        if message is None:
+        try:
+            message = access_message(Actor.for_user(request.user), message_id, right=Right.READ)
+        except NotFound:
+            message = None
+        if message is None or message.thread_id != thread.pk:
             raise Http404("no such message in this thread")
         form = ReasonForm(request.POST if request.method == "POST" else None)
         if (request.method == "POST" and form.is_valid()

@@ -17,6 +17,7 @@ from dialectic.models import Claim, ClaimAct, ClaimActKind
 from dialectic.policies import CERTAINTY, certainty, is_expired
 from dialectic.selectors import certainty_filter
 from forum import services
+from forum.access import visible_q
 from forum.actors import Actor
 from forum.envelope import clean_envelope
 from parley_site.errors import InvalidBody
@@ -156,7 +157,8 @@ class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
         """The claim page's buttons: the same form as the list's actions, for one claim."""
         if kind not in HUMAN_ACTS or not self.has_moderate_permission(request):
             raise PermissionDenied
-        return self.act_view(request, kind, Claim.objects.filter(pk=claim_id)) or redirect(
+        claims = Claim.objects.filter(visible_q(Actor.for_user(request.user), "thread__"), pk=claim_id)
+        return self.act_view(request, kind, claims) or redirect(
             reverse("admin:dialectic_claim_change", args=[claim_id]))
 
     def act_view(self, request, kind, queryset):

@@ -3,12 +3,13 @@ REST, MCP and the manifest all take them from there. They are registered when th
 (register_operations), after the core's own."""
 from dialectic.models import ClaimState
 from dialectic.policies import CERTAINTY
-from dialectic.selectors import claim_get, claim_list
+from dialectic.selectors import access_claim, claim_list
 from dialectic.wire import CLAIM_SCHEMA, claim_json
 from forum.access import list_narrowing
 from forum.dispatch import Operation, register
-from forum.profiles import operation_arguments
+from forum.models import Right
 from forum.paging import list_page, paging, paging_fields
+from forum.profiles import operation_arguments
 from forum.wire import list_schema, strict
 from parley_site.shapes import Obj, Ref, Str
 
@@ -16,7 +17,7 @@ CLAIM_ARG = {"claim": Ref("cl", description="The claim: cl_<n> or <n>.")}
 
 
 def run_read_claim(actor, args):
-    return {"claim": claim_json(claim_get(actor, args["claim"]))}
+    return {"claim": claim_json(access_claim(actor, args["claim"], right=Right.READ))}
 
 
 def run_list_claims(actor, args):

@@ -1,29 +1,36 @@
-"""Reads of the dialectic profile, and access_claim, through which every claim write goes."""
+"""Reads of the dialectic profile, and access_claim, through which every claim read and write goes: each
+sees only the claims of threads its caller may see (forum.access)."""
 from django.db.models import F, Prefetch, Q
 from django.utils import timezone
 
 from dialectic.models import Claim, ClaimAct, ClaimActKind
 from dialectic.policies import states_with_certainty
-from forum.access import visible
+from forum.access import access_thread, require_right, visible_q, within
 from forum.models import Right
-from forum.selectors import access_thread, page, require_right
+from forum.selectors import page
 from parley_site.errors import NotFound
 
 
-def claims_with_history():
-    """Claims with what claim_json shows of them, their message's redaction too (§17): three queries for any
-    number of claims."""
-    return Claim.objects.annotate(redacted_by=F("message__redacted_by"), redacted_at=F("message__redacted_at")).prefetch_related(
+def visible_claims(actor):
+    """The claims of the threads `actor` may see, with what claim_json shows of them, their message's
+    redaction too (§17): three queries for any number of claims. A claim supersedes only claims of its own
+    thread (dialectic.services), so those it supersedes are visible with it."""
+    return Claim.objects.filter(visible_q(actor, "thread__")).annotate(
+        redacted_by=F("message__redacted_by"), redacted_at=F("message__redacted_at")).prefetch_related(
         Prefetch("acts", queryset=ClaimAct.objects.order_by("id")),
         Prefetch("supersedes", queryset=Claim.objects.order_by("id").only("id", "superseded_by_id")),
     )
 
 
-def access_claim(actor, number, *, lock=False):
-    """The claim, or `not_found` (detail.object "claim"). With lock=True the row stays locked until the
-    transaction ends: taken after the thread's lock, it serialises every act on one claim (§10)."""
-    queryset = Claim.objects.select_for_update(of=("self",)) if lock else Claim.objects
-    claim = visible(actor, queryset.filter(pk=number)).first()
+def access_claim(actor, number, *, right, lock=False):
+    """The claim, if `actor` holds `right` and may see its thread: else token_right_missing, or `not_found`
+    (detail.object "claim"). With lock=True the row stays locked until the transaction ends: taken after
+    the thread's lock, it serialises every act on one claim (§10); without, it comes with its history."""
+    require_right(actor, right)
+    if lock:
+        claim = Claim.objects.filter(visible_q(actor, "thread__"), pk=number).select_for_update(of=("self",)).first()
+    else:
+        claim = visible_claims(actor).filter(pk=number).first()
     if claim is None:
         raise NotFound("claim", f"cl_{number}")
     return claim
@@ -32,14 +39,6 @@ def access_claim(actor, number, *, lock=False):
 def verifying_lines(claim):
     """§18: the lines (identities, whatever the extension) that have verified the claim."""
     return set(ClaimAct.objects.filter(claim=claim, kind=ClaimActKind.VERIFY).values_list("identity", flat=True))
-
-
-def claim_get(actor, number):
-    require_right(actor, Right.READ)
-    claim = visible(actor, claims_with_history().filter(pk=number)).first()
-    if claim is None:
-        raise NotFound("claim", f"cl_{number}")
-    return claim
 
 
 def certainty_filter(name, now):
@@ -53,9 +52,9 @@ def claim_list(actor, *, thread_id=None, state=None, certainty=None, asserted_by
                where=None):
     """The claims of the threads `actor` may see that `where` (a profile's list arguments) admits."""
     require_right(actor, Right.READ)
-    queryset = visible(actor, claims_with_history(), where)
+    queryset = within(visible_claims(actor), where)
     if thread_id is not None:
-        queryset = queryset.filter(thread=access_thread(actor, thread_id))
+        queryset = queryset.filter(thread=access_thread(actor, thread_id, right=Right.READ))
     if state is not None:
         queryset = queryset.filter(state=state)
     if certainty is not None:

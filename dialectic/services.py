@@ -3,13 +3,13 @@ write path of every envelope: right after the core has locked the thread and fou
 `claim_resolve` locks the claims concerned (thread before claim, claims in ascending order); after the
 core's transition check `claim_prepare` refuses what §13 orders there; once the message is stored, the
 returned `apply` writes the claim, its act and its events in the same transaction, and returns the claim
-(the operations layer renders it, dialectic.wire)."""
+(the operations layer renders it, dialectic.wire) and the events, which the post announces."""
 from dialectic.models import Claim, ClaimAct, ClaimActKind, ClaimState
 from dialectic.policies import (UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim,
                                 verification_seals)
 from dialectic.quorum import instance_quorum
-from dialectic.selectors import access_claim, claims_with_history, verifying_lines
-from forum.models import StateEvent
+from dialectic.selectors import access_claim, verifying_lines
+from forum.models import Right, StateEvent
 from forum.profiles import Erased, thread_floor
 from forum.wire import key
 from parley_site.errors import InvalidBody, InvalidTransition, SelfAttest, ThreadAuthorityMissing
@@ -21,21 +21,21 @@ def claim_resolve(actor, thread, envelope):
     then invalid_body (a claim, or a superseded claim, of another thread)."""
     if envelope["kind"] == "assert":
         numbers = envelope.get("supersedes", [])
-        replaced = [access_claim(actor, number, lock=True) for number in sorted(numbers)]
+        replaced = [access_claim(actor, number, right=Right.WRITE, lock=True) for number in sorted(numbers)]
         for old in replaced:
             # Only claims of the locked thread: locking another thread's claim (and writing its event) from
             # here would take locks in no fixed order across threads, and two such asserts would deadlock.
             _require_same_thread(old, thread, f"supersedes[{numbers.index(old.pk)}]")
         return replaced
-    claim = access_claim(actor, envelope["claim"], lock=True)
+    claim = access_claim(actor, envelope["claim"], right=Right.WRITE, lock=True)
     _require_same_thread(claim, thread, "claim")
     return claim
 
 
 def claim_prepare(actor, thread, envelope, resolved):
     """The profile's `prepare` hook for `assert`, `attest`, `refute` and `verify` on the locked `thread`,
-    with what claim_resolve found. Checks without writing and returns apply(message) -> the claim, with its
-    history (dialectic.selectors.claims_with_history).
+    with what claim_resolve found. Checks without writing and returns apply(message) -> (the claim, with its
+    history (dialectic.selectors.visible_claims), the events it recorded).
     (The core has already refused a verify without the `verify` right: the profile's `rights`.) Refuses, in
     §13's order: thread_authority_missing (superseding another line's claim without lock), self_attest
     (attesting or verifying one's own line's claim), invalid_transition (§10's diagram, or a line verifying
@@ -60,11 +60,11 @@ def _prepare_assert(actor, thread, envelope, replaced):
             asserted_extension=envelope["extension"], proofs=envelope.get("proof", []),
             valid_until=envelope.get("valid_until"), quorum_need=quorum_need,
             created_at=message.created_at, updated_at=message.created_at)
-        _record_event(claim, None, ClaimState.UNVERIFIED, actor, message)
+        events = [_record_event(claim, None, ClaimState.UNVERIFIED, actor, message)]
         for old in replaced:
             old.superseded_by = claim
-            _move(old, ClaimState.SUPERSEDED, actor, message)
-        return _with_history(claim)
+            events.append(_move(old, ClaimState.SUPERSEDED, actor, message))
+        return _with_history(actor, claim), tuple(events)
     return apply
 
 
@@ -82,12 +82,13 @@ def _prepare_claim_act(actor, envelope, claim):
         ClaimAct.objects.create(claim=claim, message=message, kind=kind, identity=actor.identity,
                                 extension=envelope["extension"], proof=envelope.get("proof", []),
                                 seals=seals, at=message.created_at)
+        events = ()
         if new_state is not UNCHANGED:
-            _move(claim, new_state, actor, message)
+            events = (_move(claim, new_state, actor, message),)
         elif kind == ClaimActKind.VERIFY:
             # §18: every verification is an event, so followers see the quorum fill up.
-            _record_event(claim, claim.state, claim.state, actor, message)
-        return _with_history(claim)
+            events = (_record_event(claim, claim.state, claim.state, actor, message),)
+        return _with_history(actor, claim), events
     return apply
 
 
@@ -117,21 +118,21 @@ def _move(claim, new_state, actor, message):
     old_state = claim.state
     claim.state, claim.updated_at = new_state, message.created_at
     claim.save(update_fields=["state", "superseded_by", "updated_at"])
-    _record_event(claim, old_state, new_state, actor, message)
+    return _record_event(claim, old_state, new_state, actor, message)
 
 
 def _record_event(claim, from_state, to_state, actor, message):
     """§10: every claim transition is an event, labelled with the act that caused it. Claim acts are not
     proposals, so the event is confirmed at once."""
-    StateEvent.objects.create(
+    return StateEvent.objects.create(
         thread_id=claim.thread_id, room_number=message.thread.room_number,  # §20: the thread's room now
         message=message, claim_number=claim.pk, from_state=from_state,
         to_state=to_state, label=message.kind, origin=actor.origin, actor=actor.identity,
         at=message.created_at, confirmed_at=message.created_at, confirmed_by=actor.identity)
 
 
-def _with_history(claim):
-    return claims_with_history().get(pk=claim.pk)
+def _with_history(actor, claim):
+    return access_claim(actor, claim.pk, right=Right.WRITE)
 
 
 def claim_redact(message):

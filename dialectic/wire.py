@@ -40,7 +40,7 @@ CERTAINTIES = Text(enum=CERTAINTY)
 
 
 class ClaimAt:
-    """A claim as dialectic.selectors.claims_with_history() fetches it (acts and supersedes in order), read
+    """A claim as dialectic.selectors.visible_claims fetches it (acts and supersedes in order), read
     at a moment: what its JSON derives from its acts and its expiry, beside the claim's own fields."""
 
     def __init__(self, claim, now):

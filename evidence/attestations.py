@@ -9,9 +9,10 @@ from django.utils import timezone
 from securesystemslib.dsse import Envelope
 from securesystemslib.signer import CryptoSigner, SSlibKey
 
-from dialectic.selectors import claim_get
+from dialectic.selectors import access_claim
 from dialectic.wire import claim_json
 from evidence.keys import signing_key
+from forum.models import Right
 from forum.wire import stamp
 from parley_site.errors import NotFound
 
@@ -50,7 +51,7 @@ def attestation_export(actor, claim_number):
     """The DSSE envelope of the claim as it stands now, signed by this realm's current key. Needs `read`;
     refuses `not_found` for an unknown or redacted claim (§18: a redacted claim is not exported) and
     `unavailable` when this realm has no key."""
-    claim = claim_json(claim_get(actor, claim_number))
+    claim = claim_json(access_claim(actor, claim_number, right=Right.READ))
     if claim.get("redacted"):
         raise NotFound("claim", claim["id"])
     kid, private_key = signing_key()

@@ -3,7 +3,7 @@ import re
 
 from evidence.models import Artifact
 from forum.models import Right
-from forum.selectors import require_right
+from forum.access import require_right
 from forum.wire import stamp
 from parley_site.errors import NotFound
 

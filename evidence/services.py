@@ -6,7 +6,7 @@ from evidence import envelopes, storage
 from evidence.models import Artifact
 from evidence.selectors import artifact_find, redacted_refusal
 from forum.models import Right
-from forum.selectors import require_right
+from forum.access import require_right
 from forum.services import count_write
 from parley_site.errors import InvalidTransition, NotFound
 

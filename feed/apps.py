@@ -6,7 +6,8 @@ class FeedConfig(AppConfig):
     verbose_name = "Feed: wake up instead of polling"
 
     def ready(self):
-        # The core never imports a profile; the profile plugs its argument, its hold and its notes in.
+        # The core never imports a profile; the profile plugs its argument, its hold and its wake-ups in
+        # (feed.notify listens to the writes' announcements, forum.announce).
         from feed import notify, profile
         from feed.hub import HUB
         from feed.slots import SLOTS

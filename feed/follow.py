@@ -9,6 +9,7 @@ from django.db import InterfaceError, OperationalError, connection
 from feed.caller_checks import CallerChecks
 from feed.hub import HUB
 from feed.topics import concerns
+from forum.access import visible_threads_q
 from forum.policies import has_right
 from parley_site.errors import TokenInvalid, TokenRightMissing
 from parley_site.statement_timeout import bounded, read_transaction
@@ -59,17 +60,20 @@ class Subscription:
 
 
 class SharedReads:
-    """Followers of one process that read the same list from the same place read it once: one note can wake
-    hundreds of them, which would otherwise all ask the database the same question."""
+    """Followers of one process that read the same list from the same place, and may see the same threads,
+    read it once: one note can wake hundreds of them, which would otherwise all ask the database the same
+    question."""
 
     def __init__(self):
-        self._flights = {}  # (listing key, page size, position) -> (when the read was sent, its future)
+        # (listing key, what the caller may see, page size, position) -> (when the read was sent, its future)
+        self._flights = {}
 
     async def fetch(self, actor, listing, after, limit, fresh_since):
         """The page after `after`, from a read sent no earlier than `fresh_since` (a read sent before a note
         arrived may not see the write the note announces)."""
         loop = asyncio.get_running_loop()
-        key = (listing.key, limit, after)
+        # Equal predicates (forum.access) select the same threads, so their callers may share a read.
+        key = (listing.key, visible_threads_q(actor), limit, after)
         flight = self._flights.get(key)
         if flight is None or flight[0] < fresh_since:
             flight = (loop.time(), on_pool(listing.read, actor, after, limit))

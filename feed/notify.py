@@ -1,24 +1,24 @@
-"""Every committed write announces itself (§16). On PostgreSQL the database does it: row triggers queue a
-`pg_notify` inside the writing transaction (migration 0005 holds them and the notes' shape; 0007 wakes
-everyone when a token loses access; 0009 announces every new message), so a rolled-back write announces nothing and a committed one costs no
-extra round trip.
+"""Every committed write announces itself to followers (§16). On PostgreSQL the database does it: row
+triggers queue a `pg_notify` inside the writing transaction (feed/migrations hold them and the notes'
+shape: a thread that starts awaiting, every state event, every new message, and everyone woken when a
+token loses access), so a rolled-back write announces nothing and a committed one costs no extra round
+trip.
 
-SQLite has no channel between processes (their waiters poll, feed.hub). Here a committed write only
-wakes this process's own waiters at once; they re-read, and the re-read decides what they see."""
+SQLite has no channel between processes (their waiters poll, feed.hub). There the write's own
+announcement (forum.announce) wakes this process's waiters once it is committed; they re-read, and the
+re-read decides what they see."""
 from django.db import connection, transaction
-from django.db.models.signals import post_save
 
 from feed.hub import EVERYTHING, HUB
-from forum.models import Message, StateEvent, Thread
+from forum.announce import WRITES, listen
 
 
-def wake_local_waiters(sender, **kwargs):
+def wake_local_waiters(announcement):
     # robust: the write is committed by then; a failed wake-up must not turn it into an error.
     transaction.on_commit(lambda: HUB.publish(EVERYTHING), robust=True)
 
 
 def connect():
     if connection.vendor != "postgresql":
-        post_save.connect(wake_local_waiters, sender=Thread, dispatch_uid="feed_thread_saved")
-        post_save.connect(wake_local_waiters, sender=StateEvent, dispatch_uid="feed_event_saved")
-        post_save.connect(wake_local_waiters, sender=Message, dispatch_uid="feed_message_saved")
+        for write in WRITES:
+            listen(write, wake_local_waiters)

@@ -60,7 +60,7 @@ def stream_for(actor, args, page):
     for name in ("awaiting", "extension"):
         if name in args:
             raise InvalidBody(f"{name} applies to the inbox stream (inbox=1)", field=name)
-    return Stream(actor, events_listing(args.get("thread"), actor, list_narrowing(actor, args)), page)
+    return Stream(actor, events_listing(args.get("thread"), list_narrowing(actor, args)), page)
 
 
 def head(scope):

@@ -1,50 +1,139 @@
-"""Who may see which thread: one condition, written once as a queryset filter (a Q on forum.Thread), that
-every read asks (the selectors of threads, messages, events, claims and the inbox, the followers' reads
-and their deliveries). It admits every thread to a caller with `read` unless a profile hides some
-(forum.profiles.Profile.sight; rooms, §20). What is hidden is part of the query, never a filter on fetched
-rows, so pages, counts and searches cannot leak it; a hidden thread answers as a missing one (not_found)."""
+"""Who may see what, and the one access check (Parley v1 §20 "Who sees what").
+
+"May see" is one predicate on threads, written once here as a queryset condition (`visible_threads_q`):
+the AND of what every installed profile's `sight` says of the actor (forum.profiles), nothing without one.
+Every read of threads, messages, state events and claims is filtered by it inside its query
+(`visible_threads`, `visible_messages`, `visible_events`, `visible_q` for another model's relation to a
+thread), never by looking at fetched rows, so pages, counts, `q` search and shared reads cannot leak.
+tests/test_access.py proves that every other module reaches those tables only through here.
+
+`access_thread`, `access_message` and `access_event` mean one thing: check the right, check that the actor
+may see the thread, fetch (and lock). What the actor may not see is `not_found`, as if it did not exist."""
 from functools import reduce
 from operator import and_, or_
 
-from forum.models import Thread
-from forum.profiles import hooks
+from django.db.models import BooleanField, Case, Q, Value, When
+
+from forum.models import Message, StateEvent, Thread
+from forum.policies import has_right
+from forum.profiles import PROFILES
+from forum.rows import one_row
+from parley_site.errors import NotFound, TokenRightMissing
 
 
-def both(*conditions):
-    """The conjunction of the conditions that are not None, or None."""
-    present = [condition for condition in conditions if condition is not None]
-    return reduce(and_, present) if present else None
+def require_right(actor, right):
+    if not has_right(actor, right):
+        raise TokenRightMissing(right)
 
 
 def visible_threads_q(actor):
-    """The Q the threads `actor` may see satisfy, or None when nothing is hidden from it."""
-    return both(*(sight(actor) for sight in hooks("sight")))
+    """The condition the threads `actor` may see satisfy, as a Q on forum.Thread; Q() (everything) when no
+    profile restricts sight."""
+    sight = Q()
+    for profile in PROFILES.values():
+        narrowed = profile.sight(actor) if profile.sight is not None else None
+        if narrowed is not None:
+            sight &= narrowed
+    return sight
 
 
-def sight_key(actor):
-    """What tells apart what callers see: None for every caller from whom nothing is hidden, else the line
-    (followers that share reads, feed.follow, share them only within one key)."""
-    return None if visible_threads_q(actor) is None else actor.identity
+def visible_q(actor, prefix=""):
+    """The same predicate for a model that reaches its thread through `prefix` ("thread__" for messages,
+    events and claims): its thread among the visible ones, as a subquery, so the predicate's own lookups
+    stay relative to forum.Thread."""
+    sight = visible_threads_q(actor)
+    if not prefix or not sight:
+        return sight
+    return Q(**{f"{prefix}in": Thread.objects.filter(sight).values("pk")})
+
+
+def visible_threads(actor):
+    return Thread.objects.filter(visible_threads_q(actor))
+
+
+def visible_messages(actor):
+    return Message.objects.filter(visible_q(actor, "thread__"))
+
+
+def visible_events(actor):
+    return StateEvent.objects.filter(visible_q(actor, "thread__"))
+
+
+def visible_thread_ids(actor, thread_ids):
+    """Those of `thread_ids` that `actor` may see: for a follower told of threads by notes (an MCP listen
+    stream) and a webhook's fan-out, judged in SQL for the recipient. No query while nothing restricts sight."""
+    sight = visible_threads_q(actor)
+    if not sight:
+        return set(thread_ids)
+    return set(Thread.objects.filter(sight, pk__in=thread_ids).values_list("pk", flat=True))
+
+
+def access_thread(actor, thread_id, *, right, lock=False):
+    """The thread, if `actor` holds `right` and may see it: else token_right_missing, or not_found. With
+    lock=True the row stays locked until the transaction ends, which serialises every write to one thread
+    (§9). `thread.powers` holds the rights the actor has over it through a profile beside its token's (rooms:
+    a room moderator's `lock`, a room verifier's `verify`, §20), read in the same query."""
+    require_right(actor, right)
+    sight, powers = visible_threads_q(actor), powers_q(actor)
+    if sight or powers:
+        rows = Thread.objects.filter(sight, pk=thread_id).annotate(**{
+            f"power_{name}": Case(When(condition, then=Value(True)), default=Value(False), output_field=BooleanField())
+            for name, condition in powers.items()})
+        thread = (rows.select_for_update(of=("self",)) if lock else rows).first()
+    else:  # the read every write makes: the cheapest query for it (forum.rows)
+        thread = one_row(Thread, lock=lock, id=thread_id)
+    if thread is None:
+        raise NotFound("thread", f"th_{thread_id}")
+    thread.powers = frozenset(name for name in powers if getattr(thread, f"power_{name}"))
+    return thread
+
+
+def access_message(actor, message_id, *, right):
+    """The message, if `actor` holds `right` and may see its thread: else token_right_missing, or
+    not_found."""
+    require_right(actor, right)
+    message = visible_messages(actor).filter(pk=message_id).first()
+    if message is None:
+        raise NotFound("message", f"msg_{message_id}")
+    return message
+
+
+def access_event(actor, event_id, *, right):
+    """The state event, if `actor` holds `right` and may see its thread: else token_right_missing, or
+    not_found."""
+    require_right(actor, right)
+    event = visible_events(actor).filter(pk=event_id).first()
+    if event is None:
+        raise NotFound("event", f"ev_{event_id}")
+    return event
+
+
+# --- what the profiles add to the one check (rooms, §20) ---------------------------------------------------
+
+def _all(conditions):
+    """The AND of the conditions that are not None, or None."""
+    present = [condition for condition in conditions if condition is not None]
+    return reduce(and_, present) if present else None
 
 
 def list_narrowing(actor, args):
     """The Q on threads of the profiles' list arguments in `args` (rooms: `room=`), or None. It refuses what
     it cannot name (not_found) before anything is read."""
-    return both(*(narrow(actor, args) for narrow in hooks("narrow")))
+    return _all(profile.narrow(actor, args) for profile in PROFILES.values() if profile.narrow is not None)
 
 
 def inbox_reach(actor):
     """The Q on threads of which questions to `anyone` reach `actor`'s inbox (§11; rooms: the unmuted
     members of the thread's room, §20), or None for all of them."""
-    return both(*(reach(actor) for reach in hooks("reach")))
+    return _all(profile.reach(actor) for profile in PROFILES.values() if profile.reach is not None)
 
 
 def powers_q(actor):
     """{right: the Q of the threads over which `actor` holds that right through a profile}, for the rights
-    its token lacks (forum.profiles.Profile.powers)."""
+    its token lacks (forum.profiles.Profile.powers; rooms: a room moderator's `lock`, §20)."""
     found = {}
-    for powers in hooks("powers"):
-        for right, condition in powers(actor).items():
+    for profile in PROFILES.values():
+        for right, condition in (profile.powers(actor) if profile.powers is not None else {}).items():
             if right not in actor.rights:
                 found[right] = found[right] | condition if right in found else condition
     return found
@@ -52,7 +141,7 @@ def powers_q(actor):
 
 def escalated_q():
     """The threads the profiles put in the moderation queue (forum.profiles.Profile.escalated), or None."""
-    conditions = [escalated() for escalated in hooks("escalated")]
+    conditions = [profile.escalated() for profile in PROFILES.values() if profile.escalated is not None]
     return reduce(or_, conditions) if conditions else None
 
 
@@ -63,8 +152,3 @@ def within(queryset, threads_q, thread_field="thread"):
     if queryset.model is Thread:
         return queryset.filter(threads_q)
     return queryset.filter(**{f"{thread_field}__in": Thread.objects.filter(threads_q).values("pk")})
-
-
-def visible(actor, queryset, where=None, thread_field="thread"):
-    """`queryset` kept to the threads `actor` may see (and that `where` admits)."""
-    return within(queryset, both(visible_threads_q(actor), where), thread_field)

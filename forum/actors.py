@@ -18,7 +18,7 @@ class Actor:
     token: object = None
     # (kind, id) when the line acts through another credential than its own secret (an OAuth grant,
     # forum.credentials): what forum.selectors.current_actors asks that kind about again.
-    credential: tuple = None
+    credential: tuple | None = None
 
     @classmethod
     def for_token(cls, token):

@@ -1,10 +1,12 @@
 """The dispatcher of Parley v1 §12's operations: what an operation is (`Operation`), the registry the doors
 find them in (`OPERATIONS`, filled by `register`), and `call`, the one path every door runs an operation
 by. The core's own operations are declared in forum.operations, a profile's in its own module."""
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
+from typing import Any
 
+from forum.actors import Actor
 from forum.held import Held
 from forum.idempotency import run_idempotent
 from parley_site.shapes import Obj
@@ -20,24 +22,25 @@ class Operation:
     description: str | Callable[[], str]
     input: Callable[[], Obj]  # built per call: profiles and limits are read when apps are ready
     output: dict | Callable[[], dict]
-    run: Callable  # (actor, validated arguments) -> the answer's body, or a forum.held.Held
+    # (actor, validated arguments) -> the answer's body, an Answer, or a forum.held.Held
+    run: Callable[[Actor | None, dict], Any]
     read_only: bool = True
     destructive: bool = False  # a write that erases what was stored (redact) rather than adding to it
     needs_actor: bool = True
     status: int = 200  # the HTTP status of an answer
     # Keys of a write's answer given once and never replayed (a webhook's secret, §17): an idempotent
     # retry answers without them, and no idempotency record keeps them.
-    shown_once: tuple = ()
+    shown_once: tuple[str, ...] = ()
     # (actor) -> None, run for a write before its transaction and its replay, committed on its own: what
     # must stand when the write is refused and rolled back (a webhook creation counted against its cap, §17).
-    admit: Callable | None = None
+    admit: Callable[[Actor], None] | None = None
 
     @property
-    def description_text(self):
+    def description_text(self) -> str:
         return self.description() if callable(self.description) else self.description
 
     @property
-    def output_schema(self):
+    def output_schema(self) -> dict:
         return self.output() if callable(self.output) else self.output
 
 
@@ -49,10 +52,10 @@ class Answer:
     body: dict
 
 
-OPERATIONS = {}
+OPERATIONS: dict[str, Operation] = {}
 
 
-def register(operation):
+def register(operation: Operation) -> Operation:
     OPERATIONS[operation.name] = operation
     return operation
 

@@ -1,5 +1,7 @@
 """The envelope of Parley v1 §4: one shape that validates what agents send and describes itself as the
 JSON Schema of `POST /api/v1/messages` and of the MCP tool `post`."""
+from collections.abc import Mapping
+
 from forum.acts import ACTS, needs_thread
 from forum.limits import limit
 from forum.profiles import PROFILES, opening_fields, profile_for_kind
@@ -34,6 +36,27 @@ def envelope_shape():
                description="A Parley envelope (Parley v1 §4).")
 
 
+class CleanEnvelope(Mapping):
+    """An envelope that passed every rule of its shape and across its fields, read-only: what
+    forum.services.message_post takes, and only clean_envelope and check_envelope make one. `from` is
+    replaced by the speaker's `extension` ("" for the line itself)."""
+
+    def __init__(self, fields):
+        self._fields = dict(fields)
+
+    def __getitem__(self, name):
+        return self._fields[name]
+
+    def __iter__(self):
+        return iter(self._fields)
+
+    def __len__(self):
+        return len(self._fields)
+
+    def __repr__(self):
+        return f"CleanEnvelope({self._fields!r})"
+
+
 def clean_envelope(data):
     """A raw JSON envelope, validated and ready for forum.services.message_post."""
     return check_envelope(envelope_shape().validate(data))
@@ -41,7 +64,7 @@ def clean_envelope(data):
 
 def check_envelope(envelope):
     """The rules across fields, on an envelope the shape has validated: profile fields only with their
-    profile's kinds, a thread for every kind but an opening ask."""
+    profile's kinds, a thread for every kind but an opening ask. Returns it as a CleanEnvelope."""
     kind = envelope["kind"]
     profile = profile_for_kind(kind)
     opening = opening_fields()
@@ -57,8 +80,8 @@ def check_envelope(envelope):
         raise InvalidBody(f"{kind} needs a thread; only ask opens one", field="thread")
     if "parent" in envelope and "thread" not in envelope:
         raise InvalidBody("parent needs a thread", field="parent")
-    envelope["extension"] = envelope.pop("from", {}).get("extension", "")
-    return envelope
+    fields = {name: value for name, value in envelope.items() if name != "from"}
+    return CleanEnvelope({**fields, "extension": envelope.get("from", {}).get("extension", "")})
 
 
 def title_from(body):

@@ -31,7 +31,7 @@ class ThreadFilter(django_filters.FilterSet):
 
     class Meta:
         model = Thread
-        fields = []
+        fields: list[str] = []
 
     def filter_text(self, queryset, name, value):
         # One set of ids, the union of two that PostgreSQL reads from the trigram indexes. `title LIKE ...

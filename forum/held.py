@@ -7,6 +7,7 @@ completes there."""
 import asyncio
 import contextvars
 from dataclasses import dataclass
+from typing import Protocol
 
 from asgiref.sync import markcoroutinefunction
 from django.core.handlers.asgi import ASGIRequest
@@ -17,7 +18,18 @@ from forum.listings import Listing
 
 # The event loop serving the current request, where a held call can wait; None where nothing can (a WSGI
 # server), and a call that would hold is then refused at once. Set by HeldResponseMiddleware.
-SERVING_LOOP = contextvars.ContextVar("parley_serving_loop", default=None)
+SERVING_LOOP: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
+    "parley_serving_loop", default=None)
+
+
+class Wait(Protocol):
+    """The holding profile's own handle on one wait: `await wait.outcome(held)` waits and gives the page's
+    items (none when the time is up) or raises the refusal the caller meets meanwhile (a revoked token, a
+    lost right); release() frees what it holds, and twice is harmless."""
+
+    async def outcome(self, held: "Held") -> list: ...
+
+    def release(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -27,10 +39,7 @@ class Held:
     after: int
     limit: int
     seconds: int
-    # The holding profile's own handle on this wait: `await waiting.outcome(held)` waits and gives the page's
-    # items (none when the time is up) or raises the refusal the caller meets meanwhile (a revoked token, a
-    # lost right); release() frees what it holds, and twice is harmless.
-    waiting: object
+    waiting: Wait  # the holding profile's own handle on this wait
 
     async def page(self):
         """The page's body once the wait ends; what the wait holds is freed however it ends, a client that

@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 from forum import selectors
-from forum.access import sight_key
 from forum.paging import list_page
 from forum.models import AwaitingAct, Right
 from forum.wire import event_json, thread_json
@@ -21,21 +20,24 @@ class Listing:
     # What a committed write must touch for this list to have grown: ("events", thread id or None) or
     # ("inbox", identity, awaiting act).
     topic: tuple
-    key: tuple  # equal for listings whose reads from one place give every caller the same answer
+    # Equal for listings whose reads from one place give every caller who may see the same threads the same
+    # answer.
+    key: tuple
 
     def page(self, items, after):
         """The operation's answer: `items`, read after the position `after`, and the cursor past them."""
         return list_page(self.scope, items, after, self.render, self.position)
 
 
-def events_listing(thread_id, viewer, where=None):
-    """The state events (of one thread, or all) `viewer` may see that `where` (a profile's list arguments,
-    forum.access) admits."""
+def events_listing(thread_id, where=None):
+    """The state events (of one thread, or all) that `where` (a profile's list arguments, forum.access)
+    admits."""
     def read(actor, after, limit):
         return selectors.event_list(actor, thread_id=thread_id, after=after, limit=limit, where=where)
-    # Callers from whom nothing is hidden see the same events, so their key names no caller.
+    # Every caller with `read` who may see the same threads (forum.access) sees the same events, so the key
+    # names no caller: the shared reads add what it may see (feed.follow.SharedReads).
     return Listing("events", read, lambda event: event.pk, event_json, (Right.READ,), ("events", thread_id),
-                   ("events", thread_id, where, sight_key(viewer)))
+                   ("events", thread_id, where))
 
 
 def inbox_listing(identity, awaiting, extension, where=None):

@@ -1,4 +1,5 @@
-"""Migration operations shared by the forum's migrations."""
+"""Migration operations shared by the migrations of the forum and of the parts built on it (the feed's
+triggers)."""
 from django.db import migrations
 
 

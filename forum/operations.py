@@ -5,7 +5,7 @@ them in forum.dispatch.OPERATIONS by tool name. Neither door can add a rule: bot
 from django.conf import settings
 
 from forum import selectors, services
-from forum.access import list_narrowing
+from forum.access import access_message, list_narrowing
 from forum.dispatch import OPERATIONS, Operation, register
 from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
 from forum.limits import limit
@@ -47,7 +47,7 @@ def run_redact(actor, args):
 
 
 def run_read_message(actor, args):
-    message = message_json(selectors.access_message(actor, args["message"]))
+    message = message_json(access_message(actor, args["message"], right=Right.READ))
     annotate_messages([message])
     return {"message": message}
 
@@ -55,17 +55,17 @@ def run_read_message(actor, args):
 def run_read_thread(actor, args):
     thread = selectors.thread_get(actor, args["thread"])
     if "after" in args:
-        return {"thread": thread_json(thread), "messages": messages_after(thread, args["after"])}
-    nodes = []
-    tree = message_tree(selectors.thread_messages(thread), collect=nodes)
+        return {"thread": thread_json(thread), "messages": messages_after(actor, thread, args["after"])}
+    nodes: list[dict] = []
+    tree = message_tree(selectors.thread_messages(actor, thread), collect=nodes)
     annotate_messages(nodes)
     return {"thread": thread_json(thread), "messages": tree}
 
 
-def messages_after(thread, message_id):
+def messages_after(actor, thread, message_id):
     """§17: the messages after `message_id` (one of the thread's), flat, at most page_size_max."""
     messages = [message_json(message) for message in
-                selectors.thread_messages_after(thread, message_id, limit("page_size_max"))]
+                selectors.thread_messages_after(actor, thread, message_id, limit("page_size_max"))]
     annotate_messages(messages)
     return messages
 
@@ -88,7 +88,7 @@ def run_list_threads(actor, args):
 
 
 def run_list_events(actor, args):
-    return followed_list(actor, args, events_listing(args.get("thread"), actor, list_narrowing(actor, args)))
+    return followed_list(actor, args, events_listing(args.get("thread"), list_narrowing(actor, args)))
 
 
 def run_inbox(actor, args):

@@ -6,8 +6,19 @@ The core imports no profile's module. It does know their shapes where the wire o
 place for them: the optional `claim` of a write's answer and of a message (forum.wire, forum.operations),
 a state event's `claim_number` (forum.models), and the held call (forum.held) that a profile's `hold`
 returns."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import Q
+
+if TYPE_CHECKING:  # the hooks' types only: these modules import this one, directly or not
+    from forum.actors import Actor
+    from forum.held import Held
+    from forum.listings import Listing
+    from forum.models import Message, Thread
 
 
 @dataclass(frozen=True)
@@ -17,32 +28,33 @@ class Profile:
     # stored() -> the part of the manifest section read from the database when the manifest is served
     # (evidence: the trusted realms); docs/protocol.md, rendered without a database, leaves it out.
     stored: Callable[[], dict] | None = None
-    kinds: tuple = ()
+    kinds: tuple[str, ...] = ()
     fields: dict = field(default_factory=dict)
     # rights(kind) -> further rights a kind needs beyond `write` (dialectic: `verify`), checked with the
     # core's right so they refuse in §13's place for token_right_missing.
-    rights: dict = field(default_factory=dict)
+    rights: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # clean(envelope) checks the profile's field rules per kind right after the envelope's shape, so they
     # refuse as invalid_body before every other refusal (§13 precedence).
-    clean: Callable | None = None
+    clean: Callable[[Mapping], None] | None = None
     # resolve(actor, thread, envelope) looks up, and locks, the objects the envelope names beside its
     # thread and parent, right after the core's own lookups, so that they refuse as not_found (or as
     # invalid_body when they belong to another thread) in §13's place. Its result is prepare's `resolved`.
-    resolve: Callable | None = None
+    resolve: Callable[[Actor, Thread, Mapping], Any] | None = None
     # prepare(actor, thread, envelope, resolved) runs the profile's remaining checks right after the core's
     # transition check (§13: before limits, loop guard and rate limit) and returns apply(message) ->
-    # the profile's object | None, which runs once the message is stored.
-    prepare: Callable | None = None
+    # (the profile's object | None, the state events it recorded), which runs once the message is stored;
+    # the post announces those events with its own (forum.announce).
+    prepare: Callable[[Actor, Thread, Mapping, Any], Callable[[Message], tuple[Any, list]]] | None = None
     # render(object) -> the wire JSON of what apply returned: the write's answer carries it as "claim".
-    render: Callable | None = None
+    render: Callable[[Any], dict] | None = None
     # annotate(message_dicts) adds the profile's view to rendered messages in place (for dialectic: the
     # current state of the claim a message asserted).
-    annotate: Callable | None = None
+    annotate: Callable[[list[dict]], None] | None = None
     # arguments: operation name -> further input fields the profile gives that operation (feed: `wait`).
-    arguments: dict = field(default_factory=dict)
+    arguments: dict[str, dict] = field(default_factory=dict)
     # hold(actor, args, listing, after, limit) -> the page (listing.page) or a forum.held.Held of it: reads a
     # list operation's page, and may hold an empty one until something new arrives (feed: `wait`, §16).
-    hold: Callable | None = None
+    hold: Callable[[Actor, dict, Listing, int, int], dict | Held] | None = None
     # The JSON Schemas of what the profile adds to the core's answers, so each tool's outputSchema describes
     # every key it answers (§12): keys it puts on a message (dialectic: `claim`), keys of a write's answer
     # (dialectic: `claim`), and its section of the manifest.
@@ -50,18 +62,19 @@ class Profile:
     write_properties: dict = field(default_factory=dict)
     manifest_schema: dict = field(default_factory=lambda: {"type": "object"})
     # kind -> one line for the `post` tool's description: when a model uses that kind.
-    kind_lines: dict = field(default_factory=dict)
+    kind_lines: dict[str, str] = field(default_factory=dict)
     # redact(message) -> Erased: erases, inside the redaction's transaction, what the profile keeps of a
     # message of one of its kinds (dialectic: a claim's statement, proofs and notes), §17.
-    redact: Callable | None = None
+    redact: Callable[[Message], Erased] | None = None
     # proof_refs: a kind of proof (§10) -> problem(ref), what is wrong with a ref of that kind, or None: a
     # profile that holds what such a proof points at checks its refs (evidence: an `artifact` proof names
     # a stored artifact, §18).
-    proof_refs: dict = field(default_factory=dict)
+    proof_refs: dict[str, Callable[[str], str | None]] = field(default_factory=dict)
     # sight(actor) -> a Q on forum.Thread that the threads `actor` may see satisfy, or None when the profile
-    # hides nothing from it (rooms: private rooms, §20). forum.access joins them into the one condition of
-    # every read, so what is hidden is never fetched, counted or paged.
-    sight: Callable | None = None
+    # hides nothing from it (rooms, §20). forum.access ANDs every profile's into the one predicate that
+    # every read of threads, messages, events and claims is filtered by. It builds the condition and runs
+    # no query (followers ask it on the event loop); equal conditions let followers share a read.
+    sight: Callable[[Actor], Q | None] | None = None
     # Envelope fields accepted on a thread-opening ask only (rooms: `room`, §20); elsewhere invalid_body.
     opening_fields: dict = field(default_factory=dict)
     # place(actor, envelope) -> the number of the room a thread the envelope opens goes to, refusing as that
@@ -107,31 +120,31 @@ class Erased:
     tables: tuple = ()
 
 
-PROFILES = {}
+PROFILES: dict[str, Profile] = {}
 
 
-def register(profile):
+def register(profile: Profile) -> None:
     PROFILES[profile.name] = profile
 
 
-def profile_for_kind(kind):
+def profile_for_kind(kind: str) -> Profile | None:
     for profile in PROFILES.values():
         if kind in profile.kinds:
             return profile
     return None
 
 
-def rights_for_kind(kind):
+def rights_for_kind(kind: str) -> tuple[str, ...]:
     profile = profile_for_kind(kind)
     return profile.rights.get(kind, ()) if profile else ()
 
 
-def operation_arguments(operation_name):
+def operation_arguments(operation_name: str) -> dict:
     return {name: shape for profile in PROFILES.values()
             for name, shape in profile.arguments.get(operation_name, {}).items()}
 
 
-def followed_page(actor, args, listing, after, limit):
+def followed_page(actor: Actor, args: dict, listing: Listing, after: int, limit: int) -> dict | Held:
     """A followed list's page after `after`, or a forum.held.Held of it where a profile holds an empty one."""
     for profile in PROFILES.values():
         if profile.hold is not None:
@@ -139,19 +152,19 @@ def followed_page(actor, args, listing, after, limit):
     return listing.page(listing.read(actor, after, limit), after)
 
 
-def render_result(kind, result):
+def render_result(kind: str, result: Any) -> dict | None:
     """The wire JSON of what a profile kind's write returned, or None."""
     profile = profile_for_kind(kind)
-    return profile.render(result) if result is not None and profile.render else None
+    return profile.render(result) if result is not None and profile and profile.render else None
 
 
-def redact_profile_part(message):
+def redact_profile_part(message: Message) -> Erased:
     """The erasure of what the profile of `message`'s kind keeps of it (forum.erasure): an Erased."""
     profile = profile_for_kind(message.kind)
     return profile.redact(message) if profile and profile.redact else Erased()
 
 
-def proof_ref_problem(kind, ref):
+def proof_ref_problem(kind: str, ref: str) -> str | None:
     """What a profile finds wrong with a proof's `ref` of this kind, or None."""
     for profile in PROFILES.values():
         if kind in profile.proof_refs:
@@ -159,7 +172,7 @@ def proof_ref_problem(kind, ref):
     return None
 
 
-def annotate_messages(message_dicts):
+def annotate_messages(message_dicts: list[dict]) -> None:
     for profile in PROFILES.values():
         if profile.annotate:
             profile.annotate(message_dicts)

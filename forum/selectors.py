@@ -1,34 +1,21 @@
-"""Every read, and the access checks every service goes through (access_thread, access_message). A selector
-never writes."""
+"""Every read. What a caller may see of threads, messages and events, and the access checks every service
+goes through, are forum.access: the reads here go through it. A selector never writes."""
 from django.contrib.auth import get_user_model
-from django.db import connection
-from django.db.models import BooleanField, Case, F, Max, OuterRef, Q, Subquery, Value, When
+from django.db.models import Case, F, Max, OuterRef, Q, Subquery, When
 from django.utils import timezone
 
 from forum import credentials, limits
-from forum.access import escalated_q, inbox_reach, powers_q, visible, visible_threads_q
+from forum.access import (access_thread, escalated_q, inbox_reach, powers_q, require_right, visible_events,
+                          visible_messages, visible_threads, within)
 from forum.actors import Actor
 from forum.filters import ThreadFilter
-from forum.models import ANYONE, TERMINAL_STATES, AwaitingAct, Message, Right, StateEvent, Thread, Token
-from forum.policies import has_right, inbox_senders
+from forum.models import ANYONE, TERMINAL_STATES, AwaitingAct, Right, StateEvent, Thread, Token
+from forum.policies import inbox_senders
+from forum.rows import one_row
 from parley_site.errors import InvalidBody, NotFound, TokenInvalid, TokenRightMissing
 
 # The columns an actor is built from: what a re-check of a token reads (current_actors).
 ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify")
-
-
-def _one_row(model, *, lock=False, null=(), **equal):
-    """The one row of `model` whose fields equal `equal` and whose `null` fields are NULL, or None;
-    lock=True: FOR UPDATE. Column names come from the model and values travel as parameters.
-
-    For the reads that every request or write makes (a token by its secret, a thread by its id): building
-    such a query costs the ORM more CPU than the database spends running it (docs/performance.md)."""
-    quote, field = connection.ops.quote_name, model._meta.get_field
-    conditions = [f"{quote(field(name).column)} = %s" for name in equal]
-    conditions += [f"{quote(field(name).column)} IS NULL" for name in null]
-    lock_clause = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
-    sql = f"SELECT * FROM {quote(model._meta.db_table)} WHERE {' AND '.join(conditions)}{lock_clause}"
-    return next(iter(model.objects.raw(sql, list(equal.values()))), None)
 
 
 def token_by_secret(secret):
@@ -37,9 +24,9 @@ def token_by_secret(secret):
     if not secret:
         raise TokenInvalid()
     digest, now = Token.hash_secret(secret), timezone.now()
-    token = _one_row(Token, secret_hash=digest, null=["revoked_at"])
+    token = one_row(Token, secret_hash=digest, null=["revoked_at"])
     if token is None:  # a second query only for a secret that is not current: rare, and refused mostly
-        token = _one_row(Token, previous_secret_hash=digest, null=["revoked_at"])
+        token = one_row(Token, previous_secret_hash=digest, null=["revoked_at"])
         if token is not None and not token.previous_secret_ends_at > now:
             token = None
     if token is None or not token_is_unexpired(token, now):
@@ -73,7 +60,7 @@ def current_actors(keys):
     credential asked about (forum.credentials)."""
     token_ids = [ref for kind, ref in keys if kind == "token"]
     usernames = [ref for kind, ref in keys if kind == "human"]
-    found = {}
+    found: dict = {}
     for name, kind in credentials.KINDS.items():
         ids = [ref for key_kind, ref in keys if key_kind == name]
         if ids:
@@ -89,64 +76,31 @@ def current_actors(keys):
     return {key: found.get(key) for key in keys}
 
 
-def require_right(actor, right):
-    if not has_right(actor, right):
-        raise TokenRightMissing(right)
-
-
-def access_thread(actor, thread_id, *, lock=False):
-    """The thread if `actor` may see it (forum.access), or `not_found`. With lock=True the row stays locked
-    until the transaction ends, which serialises every write to one thread (§9). `thread.powers` holds the
-    rights the actor has over this thread through a profile beside its token's (rooms: a room moderator's
-    `lock`, §20), read in the same query."""
-    sight, powers = visible_threads_q(actor), powers_q(actor)
-    if sight is None and not powers:
-        thread = _one_row(Thread, lock=lock, id=thread_id)
-    else:  # the same one query, with the condition of what the actor may see and what it holds there
-        queryset = Thread.objects.select_for_update(of=("self",)) if lock else Thread.objects
-        queryset = queryset.annotate(**{f"power_{right}": Case(When(condition, then=Value(True)), default=Value(False),
-                                                               output_field=BooleanField())
-                                        for right, condition in powers.items()})
-        thread = queryset.filter(sight if sight is not None else Q(), pk=thread_id).first()
-    if thread is None:
-        raise NotFound("thread", f"th_{thread_id}")
-    thread.powers = frozenset(right for right in powers if getattr(thread, f"power_{right}"))
-    return thread
-
-
-def access_message(actor, message_id):
-    require_right(actor, Right.READ)
-    message = visible(actor, Message.objects.filter(pk=message_id)).first()
-    if message is None:
-        raise NotFound("message", f"msg_{message_id}")
-    return message
-
-
 def thread_get(actor, thread_id):
-    require_right(actor, Right.READ)
-    return access_thread(actor, thread_id)
+    return access_thread(actor, thread_id, right=Right.READ)
 
 
-def thread_messages(thread):
+def thread_messages(actor, thread):
     """All messages of a thread in creation order: one query whatever the thread's size."""
-    return list(Message.objects.filter(thread=thread).order_by("id"))
+    return list(visible_messages(actor).filter(thread=thread).order_by("id"))
 
 
-def thread_history(thread):
+def thread_history(actor, thread):
     """Every state event of the thread (its own and its claims'), oldest first."""
-    return list(StateEvent.objects.filter(thread=thread).order_by("id"))
+    return list(visible_events(actor).filter(thread=thread).order_by("id"))
 
 
-def thread_messages_after(thread, message_id, limit):
+def thread_messages_after(actor, thread, message_id, limit):
     """§17: the messages of `thread` created after `message_id`, in creation order, at most `limit`. Ids
     follow creation order within a thread: its writes are serialised on its row (§9). Refuses not_found for
     an unknown message, invalid_body (`after`) for one of another thread."""
-    anchor_thread = Message.objects.filter(pk=message_id).values_list("thread_id", flat=True).first()
+    messages = visible_messages(actor)
+    anchor_thread = messages.filter(pk=message_id).values_list("thread_id", flat=True).first()
     if anchor_thread is None:
         raise NotFound("message", f"msg_{message_id}")
     if anchor_thread != thread.pk:
         raise InvalidBody(f"msg_{message_id} does not belong to th_{thread.pk}", field="after")
-    return list(Message.objects.filter(thread=thread, pk__gt=message_id).order_by("id")[:limit])
+    return list(messages.filter(thread=thread, pk__gt=message_id).order_by("id")[:limit])
 
 
 def page(queryset, key, after, limit):
@@ -155,18 +109,18 @@ def page(queryset, key, after, limit):
 
 
 def thread_list(actor, *, filters, after, limit, where=None):
-    """The threads `actor` may see that `filters` (§11) and `where` (a profile's, forum.access) admit."""
+    """The threads `actor` may see that `filters` (§11) and `where` (a profile's list arguments) admit."""
     require_right(actor, Right.READ)
     data = {name: str(value).lower() if isinstance(value, bool) else value for name, value in filters.items()}
-    return page(ThreadFilter(data, queryset=visible(actor, Thread.objects.all(), where)).qs, "id", after, limit)
+    return page(ThreadFilter(data, queryset=within(visible_threads(actor), where)).qs, "id", after, limit)
 
 
 def event_list(actor, *, thread_id, after, limit, where=None):
     require_right(actor, Right.READ)
-    queryset = StateEvent.objects.all()
+    queryset = within(visible_events(actor), where)
     if thread_id is not None:
-        queryset = queryset.filter(thread=access_thread(actor, thread_id))
-    return page(visible(actor, queryset, where), "id", after, limit)
+        queryset = queryset.filter(thread=access_thread(actor, thread_id, right=Right.READ))
+    return page(queryset, "id", after, limit)
 
 
 def inbox(actor, *, awaiting, extension, after, limit, where=None):
@@ -187,13 +141,13 @@ def inbox_threads(actor, awaiting, extension, where=None):
     if awaiting == AwaitingAct.CONFIRMATION:
         escalated = escalated_q()
         awaited = (awaited | escalated if escalated is not None else awaited) & moderated_threads(actor)
-    queryset = Thread.objects.filter(awaited)
+    queryset = within(visible_threads(actor).filter(awaited), where)
     if awaiting == AwaitingAct.ANSWER:
         queryset = queryset.exclude(awaiting_by_identity=actor.identity, awaiting_by_extension=extension)
         reach = inbox_reach(actor)
         if reach is not None:  # a question to anyone reaches whom a profile says (rooms: members, §20)
             queryset = queryset.filter(~Q(awaiting_from=ANYONE) | reach)
-    return visible(actor, queryset, where)
+    return queryset
 
 
 def moderated_threads(actor):
@@ -203,14 +157,14 @@ def moderated_threads(actor):
     if Right.LOCK in actor.rights:
         return Q()
     moderated = powers_q(actor).get(Right.LOCK)
-    if moderated is None or not Thread.objects.filter(moderated).exists():
+    if moderated is None or not visible_threads(actor).filter(moderated).exists():
         raise TokenRightMissing(Right.LOCK)
     return moderated
 
 
-def threads_by_activity():
-    """Every thread, the most recently active first: the staff reading pages' list."""
-    return Thread.objects.order_by("-updated_at", "-id")
+def threads_by_activity(actor):
+    """The threads `actor` may see, the most recently active first: the staff reading pages' list."""
+    return visible_threads(actor).order_by("-updated_at", "-id")
 
 
 def moderation_queue_size():

@@ -8,17 +8,18 @@ from django.db.models import F
 from django.utils import timezone
 
 from forum import erasure, policies
+from forum.access import access_message, access_thread, powers_q, require_right, visible_threads
 from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
-from forum.envelope import title_from
+from forum.announce import Announcement, announce
+from forum.envelope import CleanEnvelope, title_from
 from forum.limits import limit
 from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
 from forum.profiles import guard_act, place_thread, profile_for_kind, rights_for_kind
-from forum.access import powers_q
-from forum.selectors import access_thread, pending_proposal, require_right, restorable_event
+from forum.selectors import pending_proposal, restorable_event
 from forum.sequences import CursorOrderLocked, NextAwaitingSeq, lock_cursor_order
-from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard, NotFound,
+from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard,
                                 NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
-                                ThreadLocked, TokenRightMissing)
+                                NotFound, ThreadLocked, TokenRightMissing)
 
 THREAD_WRITE_FIELDS = [
     "state", "state_origin", "state_confirmed_at", "state_confirmed_by", "updated_at", "message_count",
@@ -28,14 +29,18 @@ THREAD_WRITE_FIELDS = [
 
 
 def message_post(actor, envelope):
-    """Post a cleaned envelope (forum.envelope.clean_envelope) as `actor`, who needs `write`.
+    """Post a cleaned envelope (a forum.envelope.CleanEnvelope: clean_envelope, check_envelope) as `actor`,
+    who needs `write`; anything else is a programming error (TypeError), never posted unchecked.
 
     Opens a thread for an `ask` without `thread`; otherwise locks the thread, applies §5–§9 and §14, stores
-    the message and, when the state moves, one state event. Returns (message, thread, profile result).
+    the message and, when the state moves, one state event, and announces the post (forum.announce).
+    Returns (message, thread, profile result).
     Refuses, in §13's order: token_right_missing, not_found (the thread, the parent, a profile's objects),
     invalid_body (a parent or a profile's object of another thread), thread_locked, thread_authority_missing,
     self_reply, invalid_transition, then a profile's own checks (forum.profiles), limit_exceeded, loop_guard,
     rate_limited."""
+    if not isinstance(envelope, CleanEnvelope):
+        raise TypeError(f"message_post takes a CleanEnvelope, not {type(envelope).__name__}")
     require_right(actor, Right.WRITE)
     if "thread" not in envelope or not powers_q(actor):
         # A right a profile kind needs (dialectic: `verify`) is checked here, in §13's place, unless a
@@ -65,17 +70,18 @@ def _thread_open(actor, envelope):
     message = _store_message(actor, thread, envelope, None, now, policies.awaiting(AwaitingAct.ANSWER, ANYONE))
     thread.first_message = thread.last_message = thread.awaiting_since = message
     thread.save(update_fields=["first_message", "last_message", "awaiting_since"])
-    _record_event(thread, message, None, State.OPEN, "ask", actor, now, confirmed=True)
+    event = _record_event(thread, message, None, State.OPEN, "ask", actor, now, confirmed=True)
+    announce(Announcement("post", thread, message, (event,), _awaiting_now(thread), now))
     return message, thread, None
 
 
 def _post_to_thread(actor, envelope):
     kind, extension = envelope["kind"], envelope["extension"]
-    thread = access_thread(actor, envelope["thread"], lock=True)
+    thread = access_thread(actor, envelope["thread"], right=Right.WRITE, lock=True)
     actor = actor.holding(thread.powers)  # §20: a room moderator holds lock's powers over its rooms' threads
     for right in rights_for_kind(kind):
         require_right(actor, right)
-    parent = _parent_of(thread, envelope.get("parent"))
+    parent = _parent_of(actor, thread, envelope.get("parent"))
     profile = profile_for_kind(kind)
     resolved = profile.resolve(actor, thread, envelope) if profile and profile.resolve else None
     guard_act(actor, thread, kind)
@@ -89,7 +95,7 @@ def _post_to_thread(actor, envelope):
         new_state = policies.next_state(kind, thread.state, policies.can_moderate(actor))
     except policies.Illegal as refusal:
         raise InvalidTransition(str(refusal), state=thread.state, kind=kind) from None
-    apply_profile = profile.prepare(actor, thread, envelope, resolved) if profile else None
+    apply_profile = profile.prepare(actor, thread, envelope, resolved) if profile and profile.prepare else None
     speaker = policies.loop_key(actor.identity, extension)
     _check_limits(actor, thread, kind, parent.depth + 1, speaker, new_state)
     confirmed = policies.marks_are_confirmed(actor)
@@ -111,9 +117,13 @@ def _post_to_thread(actor, envelope):
     thread.last_message = message
     thread.updated_at = now
     thread.save(update_fields=THREAD_WRITE_FIELDS)
+    events: tuple = ()
     if state_changes:
-        _record_event(thread, message, old_state, new_state, kind, actor, now, confirmed)
-    return message, thread, apply_profile(message) if apply_profile else None
+        events = (_record_event(thread, message, old_state, new_state, kind, actor, now, confirmed),)
+    result, profile_events = apply_profile(message) if apply_profile else (None, ())
+    entered = _awaiting_now(thread) if left is not None else None
+    announce(Announcement("post", thread, message, (*events, *profile_events), entered, now))
+    return message, thread, result
 
 
 def _check_limits(actor, thread, kind, depth, speaker, new_state):
@@ -137,15 +147,12 @@ def _awaiting_left(kind, thread, new_state, confirmed, parent):
     return None if next_awaiting is policies.AWAITING_UNCHANGED else policies.awaiting(*next_awaiting)
 
 
-def _parent_of(thread, parent_id):
+def _parent_of(actor, thread, parent_id):
     if parent_id is None:
         # The default parent is the opening message, whose author is the creator: no query needed.
         return Message(pk=thread.first_message_id, thread_id=thread.pk, author_identity=thread.creator_identity,
                        author_extension=thread.creator_extension, depth=0)
-    parent = Message.objects.filter(pk=parent_id).only(
-        "thread_id", "author_identity", "author_extension", "depth").first()
-    if parent is None:
-        raise NotFound("message", f"msg_{parent_id}")
+    parent = access_message(actor, parent_id, right=Right.WRITE)
     if parent.thread_id != thread.pk:
         raise InvalidBody(f"msg_{parent_id} does not belong to th_{thread.pk}", field="parent")
     return parent
@@ -160,7 +167,8 @@ def state_confirm(actor, thread_id):
     proposal = pending_proposal(thread).values("id")
     StateEvent.objects.filter(pk__in=proposal).update(confirmed_at=now, confirmed_by=actor.identity)
     thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
-    _end_proposal(thread, thread.state, "confirm", actor, now)
+    event = _end_proposal(thread, thread.state, "confirm", actor, now)
+    announce(Announcement("confirm", thread, None, (event,), _awaiting_now(thread), now))
     return thread
 
 
@@ -174,7 +182,8 @@ def state_dismiss(actor, thread_id, reason=""):
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
     thread.state_confirmed_at, thread.state_confirmed_by = restored.confirmed_at, restored.confirmed_by
-    _end_proposal(thread, proposed, "dismiss", actor, now, note=reason)
+    event = _end_proposal(thread, proposed, "dismiss", actor, now, note=reason)
+    announce(Announcement("dismiss", thread, None, (event,), _awaiting_now(thread), now))
     return thread
 
 
@@ -185,12 +194,11 @@ def message_redact(actor, message_id, reason=""):
     records a `redact` event (from and to the current state) whose note is `reason`; enqueues the vacuum of
     the tables it changed. Returns (message, thread). Refuses token_right_missing, not_found,
     invalid_transition (already redacted), rate_limited."""
-    thread_id = Message.objects.filter(pk=message_id).values_list("thread_id", flat=True).first()
-    if thread_id is None:
-        require_right(actor, Right.LOCK)
-        raise NotFound("message", f"msg_{message_id}")
+    right = Right.LOCK if Right.LOCK in actor.rights or not powers_q(actor) else Right.READ
+    thread_id = access_message(actor, message_id, right=right).thread_id
     actor, thread = _moderated_thread(actor, thread_id, lambda: NotFound("message", f"msg_{message_id}"))
-    message = Message.objects.get(pk=message_id)  # read again under the thread's lock: redactions serialise
+    # Read again under the thread's lock: redactions serialise.
+    message = access_message(actor, message_id, right=Right.READ)
     if message.is_redacted:
         raise InvalidTransition(f"msg_{message_id} is already redacted", message_id=f"msg_{message_id}")
     tables = erasure.erase_message(message, thread)  # it refuses nothing, and locks its claim (lock order 3)
@@ -200,8 +208,10 @@ def message_redact(actor, message_id, reason=""):
     message.save(update_fields=["body", "provenance", "redacted_at", "redacted_by"])
     thread.updated_at = now
     thread.save(update_fields=["title", "updated_at"])
-    _record_event(thread, message, thread.state, thread.state, "redact", actor, now, confirmed=True, note=reason)
+    event = _record_event(thread, message, thread.state, thread.state, "redact", actor, now, confirmed=True,
+                          note=reason)
     erasure.reclaim_later(tables)
+    announce(Announcement("redact", thread, message, (event,), None, now))
     return message, thread
 
 
@@ -210,15 +220,15 @@ def _moderated_thread(actor, thread_id, missing):
     moderation of the thread's room (§20). Refuses token_right_missing (`lock`) to a caller with neither,
     else not_found (`missing()`) for a thread it may not see."""
     if Right.LOCK in actor.rights:
-        return actor, access_thread(actor, thread_id, lock=True)
+        return actor, access_thread(actor, thread_id, right=Right.LOCK, lock=True)
     moderated = powers_q(actor).get(Right.LOCK)
     if moderated is None:
         raise TokenRightMissing(Right.LOCK)
     try:
-        thread = access_thread(actor, thread_id, lock=True)
+        thread = access_thread(actor, thread_id, right=Right.READ, lock=True)
     except NotFound:
         # §13: token_right_missing comes first for a caller who moderates nothing at all.
-        raise (missing() if Thread.objects.filter(moderated).exists() else TokenRightMissing(Right.LOCK)) from None
+        raise (missing() if visible_threads(actor).filter(moderated).exists() else TokenRightMissing(Right.LOCK)) from None
     if Right.LOCK not in thread.powers:
         raise TokenRightMissing(Right.LOCK)
     return actor.holding(thread.powers), thread
@@ -246,7 +256,16 @@ def _end_proposal(thread, from_state, label, actor, now, note=""):
     thread.loop_last, thread.loop_prev, thread.loop_run = policies.loop_after(thread, "", True)
     thread.updated_at = now
     thread.save(update_fields=THREAD_WRITE_FIELDS)
-    _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True, note=note)
+    return _record_event(thread, None, from_state, thread.state, label, actor, now, confirmed=True, note=note)
+
+
+def _awaiting_now(thread):
+    """What a write announces of the move its thread awaits (forum.announce), or None when it awaits
+    nothing (a full thread, a closed one)."""
+    if thread.awaiting_act is None:
+        return None
+    return {"act": thread.awaiting_act, "from": thread.awaiting_from,
+            "asker": [thread.awaiting_by_identity, thread.awaiting_by_extension]}
 
 
 def _store_message(actor, thread, envelope, parent, now, awaiting_left):
@@ -279,7 +298,7 @@ def _set_awaiting(thread, act, who, since, asker):
 
 
 def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed, note=""):
-    StateEvent.objects.create(
+    return StateEvent.objects.create(
         thread=thread, room_number=thread.room_number, message=message, from_state=from_state, to_state=to_state,
         label=label, origin=actor.origin, actor=actor.identity, at=now,
         confirmed_at=now if confirmed else None, confirmed_by=actor.identity if confirmed else "", note=note,
@@ -337,8 +356,9 @@ def thread_move(actor, thread, room_number, reason=""):
     if thread.awaiting_act is not None:
         thread.awaiting_seq = NextAwaitingSeq()
     thread.save(update_fields=["room_number", "updated_at", "awaiting_seq"])
-    StateEvent.objects.create(
+    event = StateEvent.objects.create(
         thread=thread, room_number=room_number, from_room_number=old_room, message=None, from_state=thread.state,
         to_state=thread.state, label="move", origin=actor.origin, actor=actor.identity, at=now, confirmed_at=now,
         confirmed_by=actor.identity, note=reason)
+    announce(Announcement("move", thread, None, (event,), _awaiting_now(thread), now))
     return thread

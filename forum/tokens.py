@@ -117,7 +117,8 @@ def token_rotate(actor, token_id, grace_seconds=0):
     token.secret_hash = Token.hash_secret(secret)
     token.save(update_fields=["secret_hash", "previous_secret_hash", "previous_secret_ends_at"])
     logger.info("%s rotated the secret of token %s; the old secret %s", actor.identity, token.identity,
-                f"works until {token.previous_secret_ends_at.isoformat()}" if grace_seconds else "stopped at once")
+                f"works until {token.previous_secret_ends_at.isoformat()}" if token.previous_secret_ends_at
+                else "stopped at once")
     return token, secret
 
 

@@ -106,7 +106,7 @@ def message_tree(messages, collect=None):
     """Nest messages by parent, each level in creation order (`messages` arrive ordered by id). With
     `collect`, every rendered node is also appended to it, flat."""
     nodes = {}
-    roots = []
+    roots: list[dict] = []
     for message in messages:
         node = message_json(message)
         if collect is not None:

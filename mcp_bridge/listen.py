@@ -9,6 +9,7 @@ carrying §13's refusal, before anything is acknowledged; the stream is then wok
 (feed.hub: PostgreSQL's LISTEN/NOTIFY, no polling query), and re-checks its caller as event streams do."""
 import asyncio
 from dataclasses import dataclass, field
+from functools import partial
 
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
@@ -16,12 +17,13 @@ from mcp_types import (INVALID_REQUEST, ResourceUpdatedNotification, ResourceUpd
                        SubscriptionFilter, SubscriptionsAcknowledgedNotification,
                        SubscriptionsAcknowledgedNotificationParams)
 
-from feed.follow import READS, caller_now
+from feed.follow import READS, caller_now, on_pool
 from feed.hub import HUB
 from feed.profile import feed_setting
 from feed.slots import SLOTS, STREAMS, owner_key
 from feed.wait import cannot_hold
 from forum import selectors
+from forum.access import access_thread, require_right, visible_thread_ids
 from forum.held import SERVING_LOOP
 from forum.limits import limit
 from forum.models import AwaitingAct, Right
@@ -44,7 +46,9 @@ class Listening:
     inbox: bool
     inbox_threads: set  # threads seen in the caller's inbox: a note for one of them may mean it left
     slot: tuple
-    pending: set = field(default_factory=set)
+    pending: set = field(default_factory=set)  # uris to announce whatever the caller may see (a "*" note)
+    noted: set = field(default_factory=set)  # followed threads noted since the last delivery
+    inbox_noted: set = field(default_factory=set)  # threads whose note may have moved the caller's inbox
 
     def hear(self, note):
         """From the feed's listener thread: whether `note` may concern this stream (a quick prefilter)."""
@@ -57,23 +61,35 @@ class Listening:
         if kind == "*":  # notes may have been missed (a reconnect), or a token lost access
             self.pending.update(self.uris)
             return
-        self.pending.update(self.threads.get(thread, ()))
+        if thread in self.threads:
+            self.noted.add(thread)
         if self.inbox and kind == "thread":
             # Only a thread that now awaits an answer from anyone (or the caller) can have entered the inbox;
             # one of its threads whose awaited move changed has left it, or moved within it.
             if note["act"] == AwaitingAct.ANSWER and note["from"] in inbox_senders(self.actor.identity,
                                                                                  AwaitingAct.ANSWER):
                 self.inbox_threads.add(thread)
-                self.pending.add(INBOX)
+                self.inbox_noted.add(thread)
             elif thread in self.inbox_threads:
                 self.inbox_threads.discard(thread)
-                self.pending.add(INBOX)
+                self.inbox_noted.add(thread)
+
+    async def updated(self, visible):
+        """On the event loop: the uris to announce since the last time, once `visible(thread ids)` (awaited)
+        has said which of the noted threads the caller may see: one it may not see announces nothing (§20)."""
+        noted, inbox_noted, uris = self.noted, self.inbox_noted, self.pending
+        self.noted, self.inbox_noted, self.pending = set(), set(), set()
+        seen = await visible(noted | inbox_noted) if noted or inbox_noted else set()
+        uris.update(uri for thread in noted & seen for uri in self.threads[thread])
+        if inbox_noted & seen:
+            uris.add(INBOX)
+        return sorted(uris)
 
 
 def accept(uris, authenticate, can_hold):
     """Every check, in §13's order, then a stream slot of the caller's line; raises the refusal."""
     actor = authenticate()
-    selectors.require_right(actor, Right.READ)
+    require_right(actor, Right.READ)
     threads, inbox = {}, False
     with read_transaction():
         for uri in uris:
@@ -83,7 +99,7 @@ def accept(uris, authenticate, can_hold):
                 number = thread_id(uri)
                 if number is None:
                     raise NotFound("resource", uri)
-                selectors.access_thread(actor, number)
+                access_thread(actor, number, right=Right.READ)
                 threads.setdefault(number, []).append(uri)
         seen = {thread.pk for thread in selectors.inbox_newest(
             actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_max"))} if inbox else set()
@@ -141,7 +157,7 @@ async def deliver(ctx, listening, woken, meta):
         if refusal is not None:
             return  # the stream ends; a new listen would be refused with this refusal
         listening.actor = actor
-        uris, listening.pending = sorted(listening.pending), set()
+        uris = await listening.updated(partial(on_pool, visible_thread_ids, actor))
         for uri in uris:
             await ctx.session.send_notification(ResourceUpdatedNotification(
                 params=ResourceUpdatedNotificationParams(uri=uri, _meta=meta)), related_request_id=ctx.request_id)

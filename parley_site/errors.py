@@ -198,7 +198,7 @@ class Internal(ParleyError):
     default_message = "internal server error"
 
 
-REFUSALS = [
+REFUSALS: list[type[ParleyError]] = [
     InvalidBody, TokenInvalid, TokenRightMissing, ThreadAuthorityMissing, NotFound, RoomArchived, RoomRestricted,
     SelfReply, ThreadLocked,
     InvalidTransition, NothingToConfirm, SelfAttest, IdempotencyConflict, LimitExceeded, RateLimited,

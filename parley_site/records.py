@@ -147,7 +147,7 @@ class Record:
                         field.optional) for name, field in fields.items()]
 
     def render(self, source):
-        rendered = {}
+        rendered: dict = {}
         for name, read, convert, blank_is_absent, optional in self._steps:
             value = read(source)
             if value is None or (blank_is_absent and value == ""):

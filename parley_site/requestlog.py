@@ -83,7 +83,8 @@ def log_exchange(method, path, status, started, *, identity=None, reason=None, r
 class JsonFormatter(logging.Formatter):
     """Every log record as one JSON object; `extra={"fields": {...}}` adds structured fields."""
 
-    converter = time.gmtime
+    # logging calls it as a plain function; mypy would bind it as a method taking the formatter.
+    converter = time.gmtime  # type: ignore[assignment]
 
     def format(self, record):
         entry = {

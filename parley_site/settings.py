@@ -170,7 +170,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STORAGES = {
+STORAGES: dict[str, dict] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Compressed, not hashed: templates keep working before `collectstatic` has run (tests, make run).
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

@@ -62,7 +62,7 @@ class Str(Shape):
         return value
 
     def json_schema(self):
-        schema = {"type": "string"}
+        schema: dict = {"type": "string"}
         if self.enum is not None:
             schema["enum"] = list(self.enum)
         if self.min_len:
@@ -164,7 +164,7 @@ def parse_time(text):
     00-59, an offset from -12:00 to +14:00, and a year 1-9999 once converted to UTC."""
     match = re.fullmatch(TIME_PATTERN, text)
     offset = _offset(match) if match else None
-    if offset is None:
+    if match is None or offset is None:
         return None
     # Python keeps microseconds: a longer fraction is cut, as PostgreSQL would round it anyway.
     microseconds = (match["fraction"] or "").ljust(6, "0")[:6]

@@ -4,10 +4,10 @@ list (`narrow`). Each is a queryset condition, so what is hidden is never fetche
 from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q
 
-from forum.access import visible
-from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, MODERATOR, Right, Thread, Token
+from forum.access import require_right, visible_threads
+from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, MODERATOR, Right, Token
 from forum.policies import can_moderate
-from forum.selectors import page, require_right
+from forum.selectors import page
 from parley_site.errors import LimitExceeded, NotFound, TokenRightMissing
 from rooms.models import Appointment, History, LogEntry, Membership, Role, Room, Visibility
 from rooms.policies import moderates, parse_room_ref, your_role
@@ -156,7 +156,7 @@ def default_room_lines():
 
 def thread_counts(actor, numbers):
     """Per room, the threads `actor` sees there (forum.access: a count never tells what is hidden)."""
-    queryset = visible(actor, Thread.objects.filter(room_number__in=numbers))
+    queryset = visible_threads(actor).filter(room_number__in=numbers)
     return dict(queryset.values("room_number").annotate(n=Count("pk")).values_list("room_number", "n"))
 
 

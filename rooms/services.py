@@ -8,7 +8,7 @@ from django.utils import timezone
 from forum import services as forum_services
 from forum.models import DEFAULT_ROOM_NUMBER, Right
 from forum.policies import can_moderate
-from forum.selectors import access_thread, require_right
+from forum.access import access_thread, require_right
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, NotFound, RoomArchived, RoomRestricted,
                                 TokenRightMissing)
 from rooms.models import Appointment, History, LogEntry, Membership, Role, Room, Visibility
@@ -326,8 +326,7 @@ def thread_move(actor, thread_id, ref, reason=""):
     thread. Locks the thread (lock order 2); logs `thread_moved_out` and `thread_moved_in`. Refuses not_found
     (the thread; the room), room_archived (into or out of an archived room), token_right_missing (`lock`),
     invalid_transition (the thread is in that room already), rate_limited."""
-    require_right(actor, Right.READ)
-    thread = access_thread(actor, thread_id, lock=True)
+    thread = access_thread(actor, thread_id, right=Right.READ, lock=True)
     room = access_room(actor, ref)
     source = Room.objects.get(pk=thread.room_number)
     for side in (source, room):

@@ -6,7 +6,7 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self):
-        # The core never imports webhooks: they listen to the rows its writes save.
+        # The core never imports webhooks: they listen to its writes' announcements (forum.announce).
         from webhooks import announce
 
         announce.connect()

@@ -11,9 +11,9 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from forum.access import access_event, access_thread
 from forum.actors import Actor
-from forum.models import Message, StateEvent
-from forum.selectors import thread_get
+from forum.models import Right
 from forum.wire import event_json, thread_json
 from parley_site.errors import ParleyError
 from parley_site.sealing import unseal
@@ -27,36 +27,25 @@ BACKOFF = (5, 30, 120, 600, 1800, 3600)
 RETRY_FOR = timedelta(hours=24)
 
 
-def announced(thread_id, message_id, event_id, awaiting):
-    """What one write announces: [(type, event id or None, webhooks)]. A message write announces the
-    events its message made and, when the message set the thread's awaiting, the thread entering inboxes
-    (its asker the message's author); a write without a message (confirm, dismiss) its one event and the
-    `awaiting` it left."""
-    if message_id is not None:
-        message = Message.objects.only("awaiting", "author_identity", "author_extension", "created_at").get(
-            pk=message_id)
-        events = list(StateEvent.objects.filter(message_id=message_id).values_list("pk", flat=True))
-        left, written_at = message.awaiting or {}, message.created_at
-        awaiting = (None if left.get("since") is not None or not left.get("act") else
-                    {"act": left["act"], "from": left["from"],
-                     "asker": [message.author_identity, message.author_extension]})
-    else:
-        events, written_at = [event_id], StateEvent.objects.values_list("at", flat=True).get(pk=event_id)
+def announced(thread_id, events, awaiting, written_at):
+    """Whom one write concerns, from what it announced (forum.announce): [(type, event id or None,
+    webhooks)]. Each event it recorded goes to the thread's followers; a move it now awaits, to the
+    webhooks of the inboxes the thread entered."""
     found = [(Delivery.Type.EVENT, event, thread_followers(thread_id, written_at)) for event in events]
     if awaiting:
         found.append((Delivery.Type.INBOX, None, inbox_followers(
-            awaiting["act"], awaiting["from"], tuple(awaiting["asker"]), written_at)))
+            thread_id, awaiting["act"], awaiting["from"], tuple(awaiting["asker"]), written_at)))
     return found
 
 
-def fan_out(thread_id, message_id, event_id, awaiting, enqueue):
+def fan_out(thread_id, events, awaiting, written_at, enqueue):
     """Create a delivery per webhook and announced item, each sent by its own job (`enqueue(id)`)."""
     now = timezone.now()
     with transaction.atomic():
         deliveries = [Delivery.objects.create(webhook=webhook, stable_id=f"msg_{uuid.uuid4().hex}", type=kind,
                                               thread_id=thread_id, event_id=event, created_at=now,
                                               next_attempt_at=now)
-                      for kind, event, webhooks in announced(thread_id, message_id, event_id, awaiting)
+                      for kind, event, webhooks in announced(thread_id, events, awaiting, written_at)
                       for webhook in webhooks]
         for delivery in deliveries:
             enqueue(delivery.pk)
@@ -66,8 +55,8 @@ def fan_out(thread_id, message_id, event_id, awaiting, enqueue):
 def payload(delivery, actor):
     """The delivery rendered now, from its ids, in the REST reads' shapes, read as the webhook's token
     (`actor`) reads them: a refusal (ParleyError) when it may no longer."""
-    thread = thread_get(actor, delivery.thread_id)
-    event = StateEvent.objects.get(pk=delivery.event_id) if delivery.event_id else None
+    thread = access_thread(actor, delivery.thread_id, right=Right.READ)
+    event = access_event(actor, delivery.event_id, right=Right.READ) if delivery.event_id else None
     return {"type": delivery.type, "thread": thread_json(thread), "event": event_json(event) if event else None}
 
 

@@ -1,6 +1,7 @@
 """Every read of webhooks: a token's own, and the ones a committed write concerns. A selector never writes."""
 from django.utils import timezone
 
+from forum.access import visible_thread_ids
 from forum.actors import Actor
 from forum.models import AwaitingAct, Right
 from forum.policies import has_right, inbox_senders
@@ -22,7 +23,7 @@ def webhook_list(actor):
     return list(Webhook.objects.filter(token=owner_token(actor)).prefetch_related("topics").order_by("id"))
 
 
-def access_webhook(actor, webhook_id, *, lock=False):
+def owned_webhook(actor, webhook_id, *, lock=False):
     """The caller's own webhook, or not_found: another token's webhook does not exist for it."""
     webhooks = Webhook.objects.filter(pk=webhook_id, token=owner_token(actor))
     webhook = (webhooks.select_for_update() if lock else webhooks).first()
@@ -43,18 +44,23 @@ def followers(topic, written_at):
     return active_webhooks().filter(topics__name=topic, created_at__lte=written_at)
 
 
+def sees(webhook, thread_id):
+    """Whether the webhook's token may see the thread (forum.access, in SQL for that token)."""
+    return thread_id in visible_thread_ids(Actor.for_token(webhook.token), {thread_id})
+
+
 def thread_followers(thread_id, written_at):
-    return list(followers(f"th_{thread_id}", written_at))
+    return [webhook for webhook in followers(f"th_{thread_id}", written_at) if sees(webhook, thread_id)]
 
 
-def inbox_followers(act, sender, asker, written_at):
-    """The webhooks on `inbox` whose token's inbox a thread entered, now awaiting `act` from `sender`, asked
-    by `asker` (identity, extension): by the inbox's own rules (forum.selectors.inbox_threads), for the
-    line's unnamed extension, which a webhook follows."""
+def inbox_followers(thread_id, act, sender, asker, written_at):
+    """The webhooks on `inbox` whose token's inbox the thread entered, now awaiting `act` from `sender`,
+    asked by `asker` (identity, extension): by the inbox's own rules (forum.selectors.inbox_threads), for
+    the line's unnamed extension, which a webhook follows."""
     found = []
     for webhook in followers(INBOX, written_at):
         actor = Actor.for_token(webhook.token)
-        if sender not in inbox_senders(actor.identity, act):
+        if not sees(webhook, thread_id) or sender not in inbox_senders(actor.identity, act):
             continue
         if act == AwaitingAct.CONFIRMATION and not has_right(actor, Right.LOCK):
             continue

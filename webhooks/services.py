@@ -12,13 +12,13 @@ from django.utils import timezone
 
 from forum.limits import limit
 from forum.models import Right, Token
-from forum.selectors import access_thread, require_right
+from forum.access import access_thread, require_right
 from forum.services import count_write
 from parley_site.errors import InvalidBody, LimitExceeded, RateLimited, Unavailable
 from parley_site.sealing import seal
 from webhooks.addresses import ResolversBusy
 from webhooks.models import CreationAttempt, Topic, Webhook
-from webhooks.selectors import INBOX, access_webhook, owner_token
+from webhooks.selectors import INBOX, owned_webhook, owner_token
 from webhooks.targets import BadTarget, loggable, parsed, target_of
 
 logger = logging.getLogger("parley.webhooks")
@@ -57,7 +57,7 @@ def webhook_create(actor, url, topics):
     require_right(actor, Right.READ)
     for topic in topics:
         if topic != INBOX:
-            access_thread(actor, int(topic.removeprefix("th_")))
+            access_thread(actor, int(topic.removeprefix("th_")), right=Right.READ)
     secret = new_secret()
     with transaction.atomic():
         Token.objects.select_for_update().filter(pk=token.pk).first()
@@ -103,7 +103,7 @@ def webhook_delete(actor, webhook_id):
     token_right_missing, not_found (another token's webhook too), rate_limited."""
     owner_token(actor)
     require_right(actor, Right.READ)
-    webhook = access_webhook(actor, webhook_id, lock=True)
+    webhook = owned_webhook(actor, webhook_id, lock=True)
     count_write(actor)
     prefetch_related_objects([webhook], "topics")
     Webhook.objects.filter(pk=webhook.pk).delete()

@@ -1,7 +1,7 @@
 """The webhooks' jobs on the task queue (django-tasks, in our own database), run by `manage.py parley_worker`:
 one fan-out job per write, queued in the write's transaction (webhooks.announce); one send job at a time per
 webhook, on the send queue (webhooks.turns); and two periodic ones (settings.PARLEY_PERIODIC_TASKS)."""
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -14,9 +14,10 @@ from webhooks.models import Delivery
 
 
 @task()
-def fan_out(thread_id, message_id=None, event_id=None, awaiting=None):
-    """Find the webhooks one committed write concerns and queue a delivery to each."""
-    return delivery.fan_out(thread_id, message_id, event_id, awaiting, enqueue=queued)
+def fan_out(thread_id, events, awaiting, written_at):
+    """Find the webhooks one committed write concerns (what it announced: webhooks.announce) and queue a
+    delivery to each."""
+    return delivery.fan_out(thread_id, events, awaiting, datetime.fromisoformat(written_at), enqueue=queued)
 
 
 def queued(delivery_id):

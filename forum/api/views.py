@@ -12,7 +12,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from forum.dispatch import call
+from forum.dispatch import Operation, call
 from forum.held import HeldResponse
 from forum.limits import limit
 from forum.wire import ERROR_SCHEMA
@@ -35,13 +35,17 @@ ERROR_STATUSES = {
 class OperationSchema(AutoSchema):
     """The operation's own schemas on its route, so OpenAPI shows exactly what the server enforces."""
 
+    # DRF types `view` as any APIView; this inspector describes OperationView routes only.
+    view: "OperationView"  # type: ignore[override]
+
     def get_operation_id(self):
         return self.view.operation_id or self.view.operation.name
 
     def get_summary(self):
         return self.view.operation.name
 
-    def get_description(self):
+    # drf-spectacular's AutoSchema, the base that calls it, takes no arguments (DRF's own inspector does).
+    def get_description(self):  # type: ignore[override]
         return self.view.operation.description_text
 
     def get_auth(self):
@@ -64,7 +68,7 @@ class OperationSchema(AutoSchema):
 
     def get_response_serializers(self):
         operation = self.view.operation
-        responses = {operation.status: operation.output_schema}
+        responses: dict[int, dict | OpenApiResponse] = {operation.status: operation.output_schema}
         if operation.needs_actor:
             responses.update({code: OpenApiResponse(response=ERROR_SCHEMA, description="a refusal (§13)")
                               for code in ERROR_STATUSES[self.method]})
@@ -98,9 +102,10 @@ REST = Door("rest", refuse=refusal_response, answer=rest_answer)
 
 
 class OperationView(APIView):
-    operation = None  # a forum.dispatch.Operation, given by the route
-    path_argument = None  # the operation argument a URL path segment fills in
-    operation_id = None  # OpenAPI's, where one operation has two routes
+    # Given by the route: as_view() takes only what the class already has, so None stands in for it here.
+    operation: Operation = None  # type: ignore[assignment]
+    path_argument: str | None = None  # the operation argument a URL path segment fills in
+    operation_id: str | None = None  # OpenAPI's, where one operation has two routes
     schema = OperationSchema()
 
     def get_authenticators(self):
@@ -118,7 +123,8 @@ class OperationView(APIView):
         self.request, self.headers = request, self.default_response_headers
         answer = REST.run(self.operation.name, self.exchange, request, *args, **kwargs)
         response = HeldResponse(rendered(answer)) if inspect.isawaitable(answer) else answer
-        self.response = self.finalize_response(request, response, *args, **kwargs)
+        # DRF finalizes any HttpResponseBase (it asserts no more); its stub asks for a Response.
+        self.response = self.finalize_response(request, response, *args, **kwargs)  # type: ignore[arg-type]
         return self.response
 
     def exchange(self, request, *args, **kwargs):
@@ -151,7 +157,8 @@ class OperationView(APIView):
 
     def path_value(self, ref):
         """The operation's argument a URL path segment names."""
-        prefix, label = PATH_OBJECTS[self.path_argument]
+        # Called only on a route whose path fills in an argument (arguments(), or a view's own route).
+        prefix, label = PATH_OBJECTS[self.path_argument]  # type: ignore[index]
         number = Ref(prefix).parse(ref)
         if number is None:
             raise NotFound(label, ref)  # §14.1: a malformed id in a path is not_found
@@ -201,6 +208,6 @@ async def rendered(answer):
     response = await answer
     if isinstance(response, Response):
         response.accepted_renderer, response.accepted_media_type = JSONRenderer(), "application/json"
-        response.renderer_context = {}
+        response.renderer_context = {}  # type: ignore[attr-defined]  # set by DRF's views, unknown to its stub
         response.render()
     return response

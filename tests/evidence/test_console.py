@@ -1,7 +1,6 @@
 """Artifacts in the console (§18): a claim's page shows the artifacts its proofs name, text inline and
 escaped, anything else as a download; the human redacts an artifact from its page or the list, through the
 one service; a staff reader cannot."""
-import pytest
 from django.contrib.admin.utils import quote
 from django.contrib.messages import get_messages
 

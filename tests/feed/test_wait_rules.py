@@ -14,7 +14,7 @@ from forum.dispatch import call
 from forum.operations import INBOX
 from forum.tokens import token_revoke, token_update
 from parley_site.errors import InvalidBody
-from tests.asgi_client import AsgiClient, McpAsgiClient
+from tests.asgi_client import McpAsgiClient
 from tests.conftest import Agent
 from tests.mcp_bridge.conftest import McpAgent, refusal
 

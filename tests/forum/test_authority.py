@@ -163,8 +163,6 @@ def test_every_public_forum_service_checks_rights_before_it_writes(mallory, thre
     A helper that does neither (opening a thread) stays private behind message_post."""
     import inspect
 
-    from django.utils import timezone
-
     from forum import services
     from forum.actors import Actor
     from forum.envelope import clean_envelope

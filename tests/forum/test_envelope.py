@@ -192,3 +192,18 @@ def test_the_body_and_title_limits_are_the_manifests(low_limits, as_bob):
     low_limits(body_max_chars=10, title_max_chars=4)
     assert refused(as_bob.say("ask", "eleven char"), 400, "invalid_body")["detail"]["field"] == "body"
     assert accepted(as_bob.say("ask", "ten chars!"))["thread"]["title"] == "ten "
+
+
+def test_message_post_takes_only_a_cleaned_frozen_envelope(alice):
+    from forum.actors import Actor
+    from forum.envelope import clean_envelope
+    from forum.models import Message
+    from forum.services import message_post
+
+    with pytest.raises(TypeError):
+        message_post(Actor.for_token(alice), {"kind": "ask", "body": "Unchecked?", "extension": ""})
+    assert Message.objects.count() == 0
+    envelope = clean_envelope({"kind": "ask", "body": "Checked?", "from": {"extension": "helper"}})
+    assert dict(envelope) == {"kind": "ask", "body": "Checked?", "extension": "helper"}
+    with pytest.raises(TypeError):
+        envelope["body"] = "Changed after the checks"  # type: ignore[index]

@@ -2,7 +2,6 @@
 refusals; a refused read is JSON-RPC -32602 carrying §13's refusal."""
 import json
 
-import pytest
 from django.conf import settings
 
 from forum.models import Message

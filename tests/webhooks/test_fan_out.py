@@ -5,6 +5,7 @@ from django_tasks_db.models import DBTaskResult
 
 from forum import services
 from forum.actors import Actor
+from forum.envelope import clean_envelope
 from tests.forum.expect import refused
 from tests.webhooks.conftest import jobs
 from webhooks.models import Delivery
@@ -41,7 +42,7 @@ def test_a_rolled_back_write_queues_nothing(alice):
     class Abandoned(Exception):
         pass
     with pytest.raises(Abandoned), transaction.atomic():
-        services.message_post(Actor.for_token(alice), {"kind": "ask", "body": "Lost?", "extension": ""})
+        services.message_post(Actor.for_token(alice), clean_envelope({"kind": "ask", "body": "Lost?"}))
         assert DBTaskResult.objects.count() == 1  # queued inside the write's transaction...
         raise Abandoned
     assert DBTaskResult.objects.count() == 0  # ...and gone with it

@@ -1,0 +1,43 @@
+"""Writes announce themselves. Each write service of the core (forum.services: post, confirm, dismiss,
+redact) ends, inside its transaction, with one `announce` of what happened: the thread as the write left
+it, the message, the state events it recorded (the thread's and its claims'), and the move the thread now
+awaits when the write gave it one. Whoever acts on writes listens by the write's name, registered from its
+AppConfig.ready(): the webhooks queue their fan-out (webhooks.announce), the feed wakes its followers on
+SQLite (feed.notify; on PostgreSQL the feed's triggers do it, feed/migrations). A listener runs inside the
+write's transaction: what it writes rolls back with a refused write, and what it must only do once the
+write is committed it defers with transaction.on_commit.
+
+The core imports none of its listeners; this registry is the one place a write reaches them, so following
+a write never leaves the code for a hidden receiver."""
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable
+
+WRITES = ("post", "confirm", "dismiss", "redact", "move")  # move: the rooms profile's (§20)
+
+
+@dataclass(frozen=True)
+class Announcement:
+    write: str  # one of WRITES
+    thread: object  # forum.models.Thread, as the write left it
+    message: object  # the message stored or redacted; None for confirm and dismiss
+    events: tuple  # the state events the write recorded, in order
+    # The move the thread awaits since this write, when the write set one that may bring it into inboxes:
+    # {"act", "from", "asker": [identity, extension]}; None when it awaits what it awaited, or nothing.
+    awaiting: dict | None
+    at: datetime  # when the write was made
+
+
+LISTENERS: dict[str, list[Callable[[Announcement], None]]] = {write: [] for write in WRITES}
+
+
+def listen(write, hear):
+    """hear(announcement) after every write named `write`, inside its transaction (once, however often it
+    is registered)."""
+    if hear not in LISTENERS[write]:
+        LISTENERS[write].append(hear)
+
+
+def announce(announcement):
+    for hear in LISTENERS[announcement.write]:
+        hear(announcement)
