@@ -194,8 +194,8 @@ def message_redact(actor, message_id, reason=""):
     records a `redact` event (from and to the current state) whose note is `reason`; enqueues the vacuum of
     the tables it changed. Returns (message, thread). Refuses token_right_missing, not_found,
     invalid_transition (already redacted), rate_limited."""
-    right = Right.LOCK if Right.LOCK in actor.rights or not powers_q(actor) else Right.READ
-    thread_id = access_message(actor, message_id, right=right).thread_id
+    _require_moderation(actor)
+    thread_id = access_message(actor, message_id, right=Right.READ).thread_id
     actor, thread = _moderated_thread(actor, thread_id, lambda: NotFound("message", f"msg_{message_id}"))
     # Read again under the thread's lock: redactions serialise.
     message = access_message(actor, message_id, right=Right.READ)
@@ -215,20 +215,27 @@ def message_redact(actor, message_id, reason=""):
     return message, thread
 
 
+def _require_moderation(actor):
+    """§13: token_right_missing (`lock`) first for a caller who holds neither `lock` nor the moderation of
+    any thread through a profile (rooms: a room moderator, §20); a query only for a caller without `lock`."""
+    if Right.LOCK in actor.rights:
+        return
+    moderated = powers_q(actor).get(Right.LOCK)
+    if moderated is None or not visible_threads(actor).filter(moderated).exists():
+        raise TokenRightMissing(Right.LOCK)
+
+
 def _moderated_thread(actor, thread_id, missing):
     """(the actor as it acts there, the thread locked) for an operation that always needs `lock` (§7), or
     moderation of the thread's room (§20). Refuses token_right_missing (`lock`) to a caller with neither,
     else not_found (`missing()`) for a thread it may not see."""
     if Right.LOCK in actor.rights:
         return actor, access_thread(actor, thread_id, right=Right.LOCK, lock=True)
-    moderated = powers_q(actor).get(Right.LOCK)
-    if moderated is None:
-        raise TokenRightMissing(Right.LOCK)
+    _require_moderation(actor)
     try:
         thread = access_thread(actor, thread_id, right=Right.READ, lock=True)
     except NotFound:
-        # §13: token_right_missing comes first for a caller who moderates nothing at all.
-        raise (missing() if visible_threads(actor).filter(moderated).exists() else TokenRightMissing(Right.LOCK)) from None
+        raise missing() from None
     if Right.LOCK not in thread.powers:
         raise TokenRightMissing(Right.LOCK)
     return actor.holding(thread.powers), thread
@@ -297,10 +304,10 @@ def _set_awaiting(thread, act, who, since, asker):
     thread.awaiting_by_identity, thread.awaiting_by_extension = asker
 
 
-def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed, note=""):
+def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed, note="", from_room=None):
     return StateEvent.objects.create(
-        thread=thread, room_number=thread.room_number, message=message, from_state=from_state, to_state=to_state,
-        label=label, origin=actor.origin, actor=actor.identity, at=now,
+        thread=thread, room_number=thread.room_number, from_room_number=from_room, message=message,
+        from_state=from_state, to_state=to_state, label=label, origin=actor.origin, actor=actor.identity, at=now,
         confirmed_at=now if confirmed else None, confirmed_by=actor.identity if confirmed else "", note=note,
     )
 
@@ -356,9 +363,7 @@ def thread_move(actor, thread, room_number, reason=""):
     if thread.awaiting_act is not None:
         thread.awaiting_seq = NextAwaitingSeq()
     thread.save(update_fields=["room_number", "updated_at", "awaiting_seq"])
-    event = StateEvent.objects.create(
-        thread=thread, room_number=room_number, from_room_number=old_room, message=None, from_state=thread.state,
-        to_state=thread.state, label="move", origin=actor.origin, actor=actor.identity, at=now, confirmed_at=now,
-        confirmed_by=actor.identity, note=reason)
+    event = _record_event(thread, None, thread.state, thread.state, "move", actor, now, confirmed=True, note=reason,
+                          from_room=old_room)
     announce(Announcement("move", thread, None, (event,), _awaiting_now(thread), now))
     return thread
