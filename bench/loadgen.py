@@ -17,6 +17,31 @@ class Target:
     threads: list  # thread numbers a write may go to
     big_thread: int
     inbox_cursor: str
+    message: int = 1  # the message read_message reads
+    claim: int = 1  # the claim read_claim reads
+
+
+def read_calls(target):
+    """Every read the benchmark measures: name -> (its REST path, its MCP tool and arguments). `search`
+    is list_threads with a `q=` that matches nothing (the trigram indexes' worst useful case)."""
+    return {
+        "inbox": ("/api/v1/inbox", "inbox", {}),
+        "inbox_since": (f"/api/v1/inbox?since={target.inbox_cursor}", "inbox", {"since": target.inbox_cursor}),
+        "inbox_decision": ("/api/v1/inbox?awaiting=decision", "inbox", {"awaiting": "decision"}),
+        "list_threads": ("/api/v1/threads", "list_threads", {}),
+        "search": ("/api/v1/threads?q=needle", "list_threads", {"q": "needle"}),
+        "read_thread": (f"/api/v1/threads/th_{target.big_thread}", "read_thread",
+                        {"thread": f"th_{target.big_thread}"}),
+        "read_message": (f"/api/v1/messages/msg_{target.message}", "read_message",
+                         {"message": f"msg_{target.message}"}),
+        "list_events": ("/api/v1/events", "list_events", {}),
+        "whoami": ("/api/v1/whoami", "whoami", {}),
+        "read_claim": (f"/api/v1/claims/cl_{target.claim}", "read_claim", {"claim": f"cl_{target.claim}"}),
+    }
+
+
+def tool_call(number, tool, arguments):
+    return {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
 
 
 class _Server:  # what HttpAgent needs of a server: its port
@@ -35,19 +60,20 @@ def request_for(target, rng, number):
     if operation == "ask":  # a new thread: a write that takes cursor positions (forum/sequences.py)
         return "POST", "/api/v1/messages", {"kind": "ask", "body": body}, secret
     if operation == "mcp_post":
-        return "POST", "/mcp", {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": {
-            "name": "post", "arguments": {"kind": "note", "thread": thread, "body": body}}}, secret
+        return "POST", "/mcp", tool_call(number, "post", {"kind": "note", "thread": thread, "body": body}), secret
     if operation == "floor":
         return "POST", "/bench/floor", {"thread": thread, "body": body}, secret
-    paths = {"read_thread": f"/api/v1/threads/th_{target.big_thread}", "inbox": "/api/v1/inbox",
-             "inbox_since": f"/api/v1/inbox?since={target.inbox_cursor}", "list_threads": "/api/v1/threads",
-             "inbox_decision": "/api/v1/inbox?awaiting=decision", "search": "/api/v1/threads?q=needle"}
-    return "GET", paths[operation], None, secret
+    if operation == "read_floor":
+        return "GET", "/bench/read-floor", None, secret
+    if operation.startswith("mcp_"):  # a read over MCP: mcp_inbox, mcp_read_thread, ...
+        _, tool, arguments = read_calls(target)[operation.removeprefix("mcp_")]
+        return "POST", "/mcp", tool_call(number, tool, arguments), secret
+    return "GET", read_calls(target)[operation][0], None, secret
 
 
 def succeeded(operation, status, body):
-    if operation == "mcp_post":
-        return status == 200 and not body["result"]["isError"]
+    if operation.startswith("mcp_"):
+        return status == 200 and "result" in (body or {}) and not body["result"]["isError"]
     return 200 <= status < 300
 
 
@@ -65,7 +91,7 @@ def drive(target, seconds, seed, queue):
             latencies.append(elapsed)
         else:
             key = (answer or {}).get("result", {}).get("structuredContent", {}).get("error", {}).get(
-                "reason") if target.operation == "mcp_post" else status
+                "reason") if target.operation.startswith("mcp_") else status
             failures[key] = failures.get(key, 0) + 1
         number += 1
     agent.close()

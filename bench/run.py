@@ -47,6 +47,7 @@ def arguments():
     parser.add_argument("--load-only", action="store_true",
                         help="with --reuse: only the load and its targets (no growth table, no query counts)")
     parser.add_argument("--seed-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-analyze", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
@@ -95,7 +96,7 @@ def seed_only(args):
     from bench.seed import grow_to
 
     started = time.monotonic()
-    size = grow_to(args.threads, args.messages, args.tokens)
+    size = grow_to(args.threads, args.messages, args.tokens, analyze=not args.no_analyze)
     print(f"{urlsplit(args.database_url).path[1:]}: {size.threads} threads, {size.messages} messages "
           f"({time.monotonic() - started:.1f}s)", flush=True)
 

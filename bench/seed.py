@@ -23,9 +23,9 @@ THREAD_COLUMNS = ["id", "title", "state", "state_origin", "state_confirmed_at", 
                   "awaiting_by_identity", "awaiting_by_extension", "awaiting_seq", "loop_last", "loop_prev",
                   "loop_run"]
 MESSAGE_COLUMNS = ["id", "thread_id", "parent_id", "depth", "kind", "body", "author_identity",
-                   "author_extension", "author_kind", "author_label", "token_id", "awaiting", "created_at"]
+                   "author_extension", "author_kind", "author_label", "token_id", "awaiting", "created_at", "redacted_by"]
 EVENT_COLUMNS = ["thread_id", "message_id", "from_state", "to_state", "label", "origin", "actor", "at",
-                 "confirmed_at", "confirmed_by"]
+                 "confirmed_at", "confirmed_by", "note"]
 
 
 def bench_secret(number):
@@ -95,7 +95,7 @@ def thread_rows(first_thread, first_message, count, per_thread, longer, tokens, 
             kind = "ask" if position == 0 else ("answer" if answered and position == 1 else "note")
             yield "message", (message_id, number, None if position == 0 else first, min(position, 1), kind,
                               f"{kind} {position} of thread {number}", identity(author), "", "llm", "", None,
-                              json.dumps({"act": "answer", "from": "anyone", "since": None}), at)
+                              json.dumps({"act": "answer", "from": "anyone", "since": None}), at, "")
             message_id += 1
         seq += 1
         state, awaiting = ("answered", ("decision", identity(creator), first + 1)) if answered else (
@@ -104,14 +104,15 @@ def thread_rows(first_thread, first_message, count, per_thread, longer, tokens, 
                          "" if answered else identity(creator), identity(creator), "", at, at, length, first, last,
                          awaiting[0], awaiting[1], awaiting[2], identity(creator), "", seq, "", "", 0)
         yield "event", (number, first, None, "open", "ask", "llm", identity(creator), at, at,
-                        identity(creator))
+                        identity(creator), "")
         if answered:
             yield "event", (number, first + 1, "open", "answered", "answer", "llm",
-                            identity((creator + 1) % tokens), at, None, "")
+                            identity((creator + 1) % tokens), at, None, "", "")
 
 
-def grow_to(threads, messages, tokens):
-    """Add threads and messages until the forum holds at least `threads` and `messages`."""
+def grow_to(threads, messages, tokens, analyze=True):
+    """Add threads and messages until the forum holds at least `threads` and `messages`; then ANALYZE what
+    grew, as a bulk load should (analyze=False: leave that to jobs.statistics, to see the plans without)."""
     ensure_tokens(tokens)
     size = current_size()
     new_threads = threads - size.threads
@@ -129,8 +130,9 @@ def grow_to(threads, messages, tokens):
         _copy_all(thread_rows(first_thread, first_message, new_threads, per_thread, longer, tokens,
                               size.awaiting_seq, big_first))
     _move_sequences()
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE forum_thread; ANALYZE forum_message; ANALYZE forum_stateevent")
+    if analyze:
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE forum_thread; ANALYZE forum_message; ANALYZE forum_stateevent")
     return current_size()
 
 

@@ -150,7 +150,9 @@ class Thread(models.Model):
 
 
 class Message(models.Model):
-    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="messages")
+    # No index of its own: message_thread_idx (thread, id) serves every lookup by thread, in order; a second
+    # one would cost each insert and tempt the planner into reading a thread unordered and sorting it.
+    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="messages", db_index=False)
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     depth = models.PositiveIntegerField(default=0)
     kind = models.CharField(max_length=16)
@@ -182,7 +184,9 @@ class Message(models.Model):
 
 
 class StateEvent(models.Model):
-    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="events", verbose_name=_("thread"))
+    # No index of its own: event_thread_idx (thread, id) serves it (as Message.thread).
+    thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="events", verbose_name=_("thread"),
+                               db_index=False)
     message = models.ForeignKey(Message, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
                                 verbose_name=_("message"))
     # A claim's transitions are events too (§10); the dialectic profile fills this in.

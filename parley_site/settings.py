@@ -225,6 +225,8 @@ PARLEY_PERIODIC_TASKS = {
     "webhooks.tasks.resume_sending": 60,
     "jobs.purge.purge_finished_jobs": 3600,
     "webhooks.tasks.purge_deliveries": 3600,
+    # The planner's statistics where autovacuum is off or behind (jobs/statistics.py): one catalog query.
+    "jobs.statistics.keep_planner_statistics": 300,
 }
 # Days a finished job (succeeded or failed) and a settled webhook delivery (delivered or dropped) are kept.
 PARLEY_JOB_RETENTION_DAYS = env_int("PARLEY_JOB_RETENTION_DAYS", 7, 1, 3650)
