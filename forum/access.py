@@ -131,7 +131,7 @@ def inbox_reach(actor):
 def powers_q(actor):
     """{right: the Q of the threads over which `actor` holds that right through a profile}, for the rights
     its token lacks (forum.profiles.Profile.powers; rooms: a room moderator's `lock`, §20)."""
-    found = {}
+    found: dict[str, Q] = {}
     for profile in PROFILES.values():
         for right, condition in (profile.powers(actor) if profile.powers is not None else {}).items():
             if right not in actor.rights:

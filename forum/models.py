@@ -122,6 +122,10 @@ class Thread(models.Model):
     loop_prev = models.CharField(max_length=230, blank=True)
     loop_run = models.PositiveIntegerField(default=0)
 
+    # Not a column: the rights the reading actor holds over this thread through a profile beside its token's
+    # (rooms: a room moderator's `lock`, §20), set by forum.access.access_thread with the thread.
+    powers: frozenset = frozenset()
+
     class Meta:
         indexes = [
             models.Index(fields=["awaiting_act", "awaiting_seq"], name="thread_awaiting_idx"),

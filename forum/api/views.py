@@ -172,14 +172,14 @@ class OperationView(APIView):
 class MethodOperationView(OperationView):
     """One route, an operation per HTTP method (`operations`)."""
 
-    operations = {}
+    operations: dict[str, Operation] = {}
 
     @property
-    def operation(self):
+    def operation(self):  # type: ignore[override]  # the route's operation, chosen by the request's method
         # Before a handler refuses a method the route does not take, authentication asks which operation
         # it is: the route's first answers for it.
         method = getattr(getattr(self, "request", None), "method", None)
-        return self.operations.get(method) or next(iter(self.operations.values()))
+        return self.operations.get(method or "") or next(iter(self.operations.values()))
 
     @property
     def allowed_methods(self):
