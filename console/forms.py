@@ -1,8 +1,9 @@
 """Console forms. The envelope validator (forum.envelope) judges what a human posts, exactly as it judges
 an agent; these forms only collect the raw values, so the console cannot accept or refuse differently."""
 from django import forms
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext, gettext_lazy as _
 
+from forum import setups
 from forum.acts import ACTS
 from forum.models import Right, Token
 from forum.tokens import MAX_GRACE_SECONDS
@@ -71,11 +72,24 @@ class TokenForm(forms.ModelForm):
 
 
 class TokenRotateForm(forms.Form):
-    """The one choice a rotation asks for: how long the old secret keeps working."""
+    """The choices a rotation asks for: how long the old secret keeps working, and whether what the line set
+    up with it goes too (forum.setups: its webhooks), one choice per kind."""
 
     grace = forms.IntegerField(min_value=0, max_value=MAX_GRACE_SECONDS, initial=0, label=_("Grace (seconds)"),
                                help_text=_("0: the old secret stops at once. Otherwise it keeps working this "
                                            "long, and not after."))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in setups.KINDS:
+            self.fields[f"drop_{name}"] = forms.BooleanField(
+                required=False, label=gettext("Delete their %(kind)s too") % {"kind": name},
+                help_text=gettext("They outlive the old secret: %(kind)s created with a leaked secret keep "
+                                  "working for whoever created them. After a leak, delete them.") % {"kind": name})
+
+    def dropped(self):
+        """The kinds of set-ups to delete with the rotation."""
+        return tuple(name for name in setups.KINDS if self.cleaned_data.get(f"drop_{name}"))
 
 
 class TokenCreateForm(TokenForm):

@@ -10,6 +10,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _, gettext_lazy
 
 from console.forms import TokenCreateForm, TokenForm, TokenRotateForm
+from forum import setups
 from forum.actors import Actor
 from forum.tokens import token_create, token_revoke, token_rotate, token_update
 from parley_site.errors import ParleyError
@@ -33,23 +34,25 @@ def revoke(modeladmin, request, queryset):
 
 @admin.action(description=gettext_lazy("Rotate secret"), permissions=["change"])
 def rotate(modeladmin, request, queryset):
-    """First a page that asks for the grace period; its answer rotates and shows each new secret once."""
+    """First a page that asks for the grace period and whether the tokens' webhooks go too, listing them;
+    its answer rotates, and shows each new secret once with what was deleted and what stays."""
     tokens = list(queryset.order_by("pk"))
     form = TokenRotateForm(request.POST if "apply" in request.POST else None)
     if not form.is_valid():
         return _no_store(TemplateResponse(request, "admin/forum/token/rotate.html", {
-            **modeladmin.admin_site.each_context(request), "opts": modeladmin.opts, "tokens": tokens,
-            "form": form, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME, "title": _("Rotate secrets"),
+            **modeladmin.admin_site.each_context(request), "opts": modeladmin.opts, "form": form,
+            "tokens": [(token, setups.set_ups_of(token.pk)) for token in tokens],
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME, "title": _("Rotate secrets"),
         }))
     actor, grace, rotated = Actor.for_user(request.user), form.cleaned_data["grace"], []
     for token in tokens:
         try:
-            token, secret = token_rotate(actor, token.pk, grace)
+            rotation = token_rotate(actor, token.pk, grace, form.dropped())
         except ParleyError as problem:
             modeladmin.message_user(request, problem.message, messages.WARNING)
             continue
-        modeladmin.log_change(request, token, rotation_message(token))
-        rotated.append((token, secret))
+        modeladmin.log_change(request, rotation.token, rotation_message(rotation))
+        rotated.append(rotation)
     # The secrets are handed straight to this answer: never in the session, a message cookie or the log.
     return _no_store(TemplateResponse(request, "admin/forum/token/rotated.html", {
         **modeladmin.admin_site.each_context(request), "opts": modeladmin.opts, "rotated": rotated,
@@ -59,10 +62,14 @@ def rotate(modeladmin, request, queryset):
 
 # The admin's log is a record every moderator reads, whatever their language: its entries are written in
 # English, as the values in them (rights, ISO times) are.
-def rotation_message(token):
+def rotation_message(rotation):
+    # How many it deleted, not their urls: a receiver's url may carry its credentials in its path.
+    token, dropped = rotation.token, "".join(
+        f" Deleted its {name} ({len(items)})." for name, items in rotation.dropped.items())
     if token.previous_secret_ends_at:
-        return f"Rotated the secret; the old one works until {token.previous_secret_ends_at.isoformat()}."
-    return "Rotated the secret; the old one stopped at once."
+        return (f"Rotated the secret; the old one works until {token.previous_secret_ends_at.isoformat()}."
+                f"{dropped}")
+    return f"Rotated the secret; the old one stopped at once.{dropped}"
 
 
 def _no_store(response):

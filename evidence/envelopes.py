@@ -2,10 +2,12 @@
 media type, are an attestation of another realm and must pass every check, or the upload is refused
 `invalid_body` (detail.field "signatures") and nothing is stored. Every other upload is no attestation.
 
-The artifacts' upload calls `inspect` with the bytes when they are at most INSPECTED_MAX_BYTES (a DSSE
-envelope is small JSON), else with None: a larger upload is never an envelope, and is not read into memory
-for this check. It stores the answer as the artifact's `attests`, which reads through `attests_view`: that
-decides `trusted` when read."""
+The artifacts' upload calls `inspect` with every upload's bytes (a bytes-like view of the staged file). A DSSE
+envelope is small JSON: up to INSPECTED_MAX_BYTES the bytes are parsed and checked; beyond it they are not
+parsed (that would hold the whole document in memory), and a JSON object naming the three envelope fields
+as keys is refused as an envelope too large to inspect, so no forged, padded envelope is stored unchecked.
+It stores the answer as the artifact's `attests`, which reads through `attests_view`: that decides
+`trusted` when read."""
 import json
 import re
 
@@ -20,7 +22,23 @@ from parley_site.errors import InvalidBody
 
 INSPECTED_MAX_BYTES = 1024 * 1024
 ENVELOPE_FIELDS = {"payloadType", "payload", "signatures"}
+
+
+def key_pattern(name):
+    """`name` as a key of a JSON object (at any depth), each letter as written or escaped (JSON may escape
+    any character of a key: "p\\u0061yload")."""
+    def letter(character):
+        escaped = "".join(f"[{digit.lower()}{digit.upper()}]" if digit.isalpha() else digit
+                          for digit in f"{ord(character):04x}")
+        return f"(?:{character}|\\\\u{escaped})"
+    return re.compile(f'"{"".join(letter(character) for character in name)}"[ \\t\\r\\n]*:'.encode())
+
+
+FIELD_KEYS = [key_pattern(name) for name in sorted(ENVELOPE_FIELDS)]
+LEADING_SPACE = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*")
 SUBJECT_NAME = re.compile(r"^parley:(?P<realm>[^/]+)/(?P<claim>cl_[0-9]+)$")
+# What `attests` records of the attested claim (besides its id, which the subject names).
+CLAIM_FIELDS = ("statement", "state", "certainty")
 ATTESTS_FIELDS = ("realm", "claim", "state", "certainty", "signed_at", "kid")
 
 
@@ -30,10 +48,13 @@ def refuse(message):
 
 def inspect(data):
     """The `attests` record of a valid attestation from a trusted realm, None for bytes that are no DSSE
-    envelope (or None); `invalid_body` (field "signatures") for an envelope failing any check of §18."""
-    if data is None:
+    envelope; `invalid_body` (field "signatures") for an envelope failing any check of §18, or one over
+    INSPECTED_MAX_BYTES. `data`: bytes, or a bytes-like view of them (an mmap)."""
+    if len(data) > INSPECTED_MAX_BYTES:
+        if may_be_envelope(data):
+            raise refuse(f"an envelope must be at most {INSPECTED_MAX_BYTES} bytes to be inspected")
         return None
-    envelope = parsed_envelope(data)
+    envelope = parsed_envelope(bytes(data))
     if envelope is None:
         return None
     statement = in_toto_statement(envelope)
@@ -41,6 +62,19 @@ def inspect(data):
     kid = verified_key(envelope, realm)
     return {"realm": realm, "claim": claim["id"], "state": claim["state"], "certainty": claim["certainty"],
             "signed_at": statement["predicate"]["signed_at"], "kid": kid}
+
+
+def may_be_envelope(data):
+    """Whether bytes too large to parse could parse as a DSSE envelope: a JSON object (UTF-8) whose keys,
+    at any depth, include the three fields; or JSON in another encoding json.loads reads (UTF-16, UTF-32),
+    which is not searched. Errs towards refusing: an envelope is never larger than a few KiB."""
+    encoding = json.detect_encoding(bytes(data[:4]))
+    if encoding not in ("utf-8", "utf-8-sig"):
+        return bytes(data[:64]).decode(encoding, errors="ignore").lstrip(" \t\r\n\ufeff").startswith("{")
+    start = LEADING_SPACE.match(data).end()
+    if data[start:start + 1] != b"{":
+        return False
+    return all(pattern.search(data, start) for pattern in FIELD_KEYS)
 
 
 def parsed_envelope(data):
@@ -84,9 +118,10 @@ def attested_claim(statement):
         raise refuse("the Statement must have exactly one subject")
     name = SUBJECT_NAME.match(str(subject[0].get("name")))
     claim = predicate.get("claim") if isinstance(predicate, dict) else None
-    if name is None or not isinstance(claim, dict) or not isinstance(claim.get("statement"), str) or \
-            not isinstance(predicate.get("signed_at"), str):
-        raise refuse("the subject must be parley:<realm>/cl_<n> and the predicate {realm, claim, signed_at}")
+    if name is None or not isinstance(claim, dict) or not isinstance(predicate.get("signed_at"), str) or \
+            not all(isinstance(claim.get(field), str) for field in CLAIM_FIELDS):
+        raise refuse("the subject must be parley:<realm>/cl_<n> and the predicate {realm, claim, signed_at}, "
+                     f"its claim with {', '.join(CLAIM_FIELDS)} as strings")
     realm = name["realm"]
     if predicate.get("realm") != realm or claim.get("id") != name["claim"]:
         raise refuse("the subject and the predicate must name the same realm and claim")

@@ -7,9 +7,12 @@ from parley_site.errors import InvalidBody
 DEFAULT = "application/octet-stream"
 TEXT_DEFAULT = "text/plain; charset=utf-8"
 MAX_CHARS = 255
-# RFC 9110 §8.3.1: type "/" subtype, each a token, then parameters of token=(token|quoted-string).
+# RFC 9110 §8.3.1: type "/" subtype, each a token, then parameters of token=(token|quoted-string). A
+# quoted string holds visible ASCII, spaces and tabs only (RFC 9110's, without obs-text): a CR, LF or NUL
+# would make the type unservable as a header, and the first upload's type is every later download's.
 TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-MEDIA_TYPE = re.compile(rf"({TOKEN})/({TOKEN})((?:[ \t]*;[ \t]*{TOKEN}=(?:{TOKEN}|\"(?:[^\"\\\\]|\\\\.)*\"))*)[ \t]*")
+QUOTED = r'"(?:[\t \x21\x23-\x5b\x5d-\x7e]|\\[\t \x21-\x7e])*"'
+MEDIA_TYPE = re.compile(rf"({TOKEN})/({TOKEN})((?:[ \t]*;[ \t]*{TOKEN}=(?:{TOKEN}|{QUOTED}))*)[ \t]*")
 # §18: plain text, JSON, PNG, JPEG, PDF. Everything else is answered as application/octet-stream.
 PASSIVE = frozenset({"text/plain", "application/json", "image/png", "image/jpeg", "application/pdf"})
 

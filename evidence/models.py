@@ -25,6 +25,8 @@ class Artifact(models.Model):
     class Meta:
         verbose_name = _("artifact")
         verbose_name_plural = _("artifacts")
+        # The storage a token's artifacts hold, summed at each upload of new bytes (evidence.services).
+        indexes = [models.Index(fields=["uploaded_identity"], name="artifact_uploader_idx")]
 
     def __str__(self):
         return self.id

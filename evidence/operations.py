@@ -11,7 +11,7 @@ from dialectic.operations import read_claim_input
 from evidence import media, storage
 from evidence.attestations import PAYLOAD_TYPE, attestation_export
 from evidence.selectors import ID_PATTERN, access_artifact, parse_id
-from evidence.services import artifact_put, artifact_redact
+from evidence.services import artifact_put, artifact_redact, artifact_upload_attempted
 from evidence.uploads import Staged, stage, text_chunks
 from evidence.wire import ARTIFACT_SCHEMA, artifact_json
 from forum.limits import limit
@@ -136,11 +136,11 @@ PUT_DESCRIPTION = (
     "SHA-256 of the bytes: the same text again answers the artifact stored already. Needs write.")
 PUT_ARTIFACT = Operation(
     name="put_artifact", http="POST /api/v1/artifacts", description=PUT_DESCRIPTION, input=put_input,
-    output=ANSWER_SCHEMA, run=run_put, read_only=False, status=201)
+    output=ANSWER_SCHEMA, run=run_put, read_only=False, status=201, admit=artifact_upload_attempted)
 # The REST door's: the same run, on bytes the door staged (evidence.views.upload).
 UPLOAD = Operation(
     name="put_artifact", http="POST /api/v1/artifacts", description=PUT_DESCRIPTION, input=upload_input,
-    output=ANSWER_SCHEMA, run=run_put, read_only=False, status=201)
+    output=ANSWER_SCHEMA, run=run_put, read_only=False, status=201, admit=artifact_upload_attempted)
 READ_ARTIFACT = Operation(
     name="read_artifact", http="GET /api/v1/artifacts/{id}/meta",
     description="evidence: read an artifact a proof points to before you rely on it: its size, media type, "

@@ -8,7 +8,7 @@ from forum.profiles import Profile
 from forum.wire import STRING_LIST, strict
 
 KEYS_PATH = "/.well-known/parley-keys.json"
-LIMIT_NAMES = ("artifact_max_bytes",)
+LIMIT_NAMES = ("artifact_max_bytes", "artifact_bytes_per_token_max")
 MANIFEST_SCHEMA = strict({
     "limits": strict({name: {"type": "integer"} for name in LIMIT_NAMES}),
     "keys": {"type": "string", "description": "this realm's JWKS, which checks its exported attestations"},

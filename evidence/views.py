@@ -5,7 +5,11 @@
 
 And `/.well-known/parley-keys.json`: this realm's JWKS, for anyone, without a token; a DRF view too, so a
 wrong method or an unreachable database answers §13's JSON like every other machine path."""
-from django.http import FileResponse, HttpResponseNotModified
+import asyncio
+
+from django.core.handlers.asgi import ASGIRequest
+from django.http import FileResponse, HttpResponseNotModified, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -22,6 +26,7 @@ from parley_site.jsonbody import declared_length
 
 # Short: a rotation or a retirement should reach the realms that check our signatures within minutes.
 JWKS_MAX_AGE = 300
+DOWNLOAD_BLOCK_BYTES = 64 * 1024
 ID_PARAMETER = OpenApiParameter("ref", str, OpenApiParameter.PATH, description="sha256:<64 hex digits>")
 
 
@@ -111,11 +116,31 @@ class BytesView(ArtifactView):
         etag = f'"{meta["id"]}"'
         if etag in (tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")):
             return with_passive_headers(HttpResponseNotModified(), etag)
-        response = FileResponse(storage.opened(storage.storage_name(artifact_id)), as_attachment=True,
-                                filename=f"{artifact_id.replace(':', '-')}.bin",
-                                content_type=media.served(meta["media_type"]))
+        response = download(request._request, storage.opened(storage.storage_name(artifact_id)),
+                            filename=f"{artifact_id.replace(':', '-')}.bin", content_type=media.served(meta["media_type"]))
         response["Content-Length"] = str(meta["size"])
         return with_passive_headers(response, etag)
+
+
+def download(request, file, *, filename, content_type):
+    """A response streaming `file` as an attachment. Under ASGI its blocks come from an async iterator:
+    Django's ASGI handler would read a sync iterator (FileResponse's) whole into memory before the first
+    byte, so every reader, however slow, would hold the whole artifact."""
+    if not isinstance(request, ASGIRequest):
+        return FileResponse(file, as_attachment=True, filename=filename, content_type=content_type)
+    response = StreamingHttpResponse(blocks_of(file), content_type=content_type)
+    response["Content-Disposition"] = content_disposition_header(True, filename)
+    return response
+
+
+async def blocks_of(file):
+    """The file a block at a time, each read on a worker thread: the event loop never waits on storage, and
+    a reader that stops reading holds one block, since the server's send waits for the client to drain."""
+    try:
+        while block := await asyncio.to_thread(file.read, DOWNLOAD_BLOCK_BYTES):
+            yield block
+    finally:
+        file.close()
 
 
 def with_passive_headers(response, etag):

@@ -1,8 +1,8 @@
 """Every committed write announces itself to followers (§16). On PostgreSQL the database does it: row
 triggers queue a `pg_notify` inside the writing transaction (feed/migrations hold them and the notes'
 shape: a thread that starts awaiting, every state event, every new message, and everyone woken when a
-token loses access), so a rolled-back write announces nothing and a committed one costs no extra round
-trip.
+token loses access, or its secret is rotated or its expiry changed), so a rolled-back write announces
+nothing and a committed one costs no extra round trip.
 
 SQLite has no channel between processes (their waiters poll, feed.hub). There the write's own
 announcement (forum.announce) wakes this process's waiters once it is committed; they re-read, and the

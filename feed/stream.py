@@ -12,14 +12,14 @@ from dataclasses import dataclass
 
 from django.db.models import Max
 
-from feed.follow import SHARED_READS, caller_now
+from feed.follow import SHARED_READS, caller_now, until_checked
 from feed.profile import feed_setting
 from forum import cursors, selectors
 from forum.access import list_narrowing
 from forum.actors import Actor
 from forum.listings import Listing, events_listing, inbox_listing
 from forum.models import AwaitingAct, Thread
-from parley_site.errors import InvalidBody
+from parley_site.errors import InvalidBody, ParleyError
 
 RETRY_MILLISECONDS = 2000  # how soon an EventSource reconnects after a dropped connection
 
@@ -79,8 +79,10 @@ def refusal_frame(error):
 async def sse_frames(stream, first_items, subscription):
     """The stream's text: `retry:` at once, the first items, then whatever arrives, a comment heartbeat
     after each quiet `heartbeat_seconds`. Ends when the client goes (the server cancels it), or with a last
-    `error` frame when its caller may no longer read it: checked before every read after the first and at
-    each heartbeat, so a revoked token is not served even while it catches up from an old cursor."""
+    `error` frame when its caller may no longer read it: checked before every read after the first, at
+    each heartbeat and when its credential stops by time, so a revoked token or a secret rotated away is not
+    served even while it catches up from an old cursor; and when a read refuses (a followed thread the
+    caller may no longer see is not_found, forum.access)."""
     loop = asyncio.get_running_loop()
     heartbeat = feed_setting("heartbeat_seconds")
     try:
@@ -93,7 +95,8 @@ async def sse_frames(stream, first_items, subscription):
             fresh_since = loop.time()
             noted = True
             if stream.caught_up:
-                noted = await subscription.woken_within(quiet_since + heartbeat - loop.time())
+                noted = await subscription.woken_within(
+                    until_checked(stream.actor, quiet_since + heartbeat - loop.time()))
                 fresh_since = subscription.noted_at
             actor, refusal = await caller_now(stream.actor, stream.listing.needs)
             if refusal is not None:
@@ -104,7 +107,11 @@ async def sse_frames(stream, first_items, subscription):
                 yield ": heartbeat\n\n"
                 quiet_since, items = loop.time(), []
                 continue
-            items = stream.take(await SHARED_READS.fetch(stream.actor, stream.listing, stream.after, stream.page,
-                                                         fresh_since))
+            try:
+                items = stream.take(await SHARED_READS.fetch(stream.actor, stream.listing, stream.after,
+                                                             stream.page, fresh_since))
+            except ParleyError as refusal:  # the followed thread went out of the caller's sight (§20)
+                yield refusal_frame(refusal)
+                return
     finally:
         subscription.cancel()

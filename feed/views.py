@@ -22,6 +22,7 @@ from forum.envelope import EXTENSION_PATTERN
 from forum.held import SERVING_LOOP
 from forum.models import AwaitingAct
 from forum.operations import THREAD_ARG
+from forum.own_writes import read_for
 from forum.paging import paging, paging_fields
 from forum.profiles import operation_arguments
 from parley_site import metrics
@@ -70,7 +71,9 @@ def open_stream(request):
         raise cannot_hold("an event stream")
     subscription = Subscription(loop, stream.listing.topic)
     try:
-        first_items = stream.next_items()  # token_right_missing, not_found
+        # token_right_missing, not_found; and every write committed before the subscription, on whichever
+        # copy (§19): its note has passed.
+        first_items = read_for(actor, stream.next_items, woken_at=subscription.noted_at)
         owner, maximum = owner_key(actor), feed_setting("streams_per_token_max")
         slot = SLOTS.acquire(STREAMS, owner, maximum)
         if slot is None:

@@ -7,11 +7,14 @@ forum.held.Held and its thread and database connection go back; the waiting itse
 server's event loop (Waiting.outcome), which re-reads on the shared read pool when a note may concern it.
 Where no event loop serves the request (a WSGI server), a wait is refused at once with `503 unavailable`
 naming the fix, never held in a thread."""
+from functools import partial
+
 from django.conf import settings
 
-from feed.follow import READS, SHARED_READS, Subscription, caller_now
+from feed.follow import READS, SHARED_READS, Subscription, caller_now, until_checked
 from feed.slots import SLOTS, WAITS, owner_key
 from forum.held import SERVING_LOOP, Held
+from forum.own_writes import read_for
 from parley_site import metrics
 from parley_site.errors import LimitExceeded, Unavailable
 
@@ -29,7 +32,8 @@ def hold(actor, args, listing, after, limit):
     if seconds and loop is not None:
         waiting = Waiting(loop, listing.topic)  # before the read: a write committed after it wakes us
         try:
-            items = listing.read(actor, after, limit)
+            # And one committed before must be in the read, on whichever copy (§19): its note has passed.
+            items = read_for(actor, partial(listing.read, actor, after, limit), woken_at=waiting.started)
         except BaseException:
             waiting.release()
             raise
@@ -55,8 +59,9 @@ class Waiting:
 
     async def outcome(self, held):
         """The page's items once something new is there, [] when the time is up; raises the refusal the
-        caller meets meanwhile: too many waits of its line, or a revoked token or lost right (re-checked
-        before every read and before answering, §16)."""
+        caller meets meanwhile: too many waits of its line, or a revoked token, a secret rotated away or a
+        lost right (re-checked before every read, when the credential stops by time and before answering,
+        §16)."""
         owner, maximum = owner_key(held.actor), settings.PARLEY_FEED["waits_per_token_max"]
         slot = await self.loop.run_in_executor(READS, SLOTS.acquire, WAITS, owner, maximum)
         if slot is None:
@@ -66,16 +71,17 @@ class Waiting:
         deadline = self.started + held.seconds
         actor = held.actor
         while True:
-            noted = await self.subscription.woken_within(deadline - self.loop.time())
+            noted = await self.subscription.woken_within(until_checked(actor, deadline - self.loop.time()))
             actor, refusal = await caller_now(actor, held.listing.needs)
             if refusal is not None:
                 raise refusal
-            if not noted:
+            if noted:
+                items = await SHARED_READS.fetch(actor, held.listing, held.after, held.limit,
+                                                 self.subscription.noted_at)
+                if items:
+                    return items
+            elif self.loop.time() >= deadline:
                 return []
-            items = await SHARED_READS.fetch(actor, held.listing, held.after, held.limit,
-                                             self.subscription.noted_at)
-            if items:
-                return items
 
     def release(self):
         """Unsubscribe and give the slot back, however the call ended (twice is harmless)."""

@@ -1,7 +1,9 @@
-"""Bearer credentials other than a line's own secret plug into the core here, from their AppConfig.ready():
-an OAuth access token (oauth/) is one. A credential acts as a line, so rights, limits, slots and webhooks
-stay the line's; the core only asks the credential's kind who the caller is, at each request
-(forum.tokens.token_authenticate) and again while a stream stays open (forum.selectors.current_actors).
+"""What a caller authenticates with. The core knows two kinds itself: a line's own secret (LINE_SECRET) and
+a staff user's console session (STAFF_SESSION). Other bearer credentials plug in here, from their
+AppConfig.ready(): an OAuth access token (oauth/) is one. A credential acts as a line, so rights, limits,
+slots and webhooks stay the line's; the core only asks the credential's kind who the caller is, at each
+request (forum.tokens.token_authenticate) and again while a stream stays open
+(forum.selectors.current_actors): a follower lives no longer than the credential it was opened with.
 
 The core imports no kind's module: a secret names its kind by its prefix, which a line's own secrets
 (`pt_`, forum.tokens.new_secret) never start with."""
@@ -19,6 +21,11 @@ class CredentialKind:
     # current(ids) -> {id: the Actor as it stands now, or None when it may no longer read at all}.
     current: Callable
 
+
+# The core's own kinds, as forum.actors.Actor.credential names them: a line's secret by its hash (a rotation
+# ends it at once, or when its grace ends), a staff session by its key (a logout or a new password ends it).
+LINE_SECRET = "secret"
+STAFF_SESSION = "session"
 
 KINDS = {}
 

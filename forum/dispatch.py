@@ -9,8 +9,8 @@ from typing import Any
 from forum.actors import Actor
 from forum.held import Held
 from forum.idempotency import run_idempotent
+from forum.own_writes import read_for
 from parley_site.shapes import Obj
-from parley_site.statement_timeout import read_transaction
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,9 +72,7 @@ def call(operation, actor, arguments, idempotency_key=None):
             return run_idempotent(actor, idempotency_key, operation.name, arguments,
                                   partial(_answer, operation, actor, arguments), operation.shown_once)
         return _answer(operation, actor, arguments)
-    # The manifest too: a profile's stored part of it (the evidence profile's trusted realms) is read there.
-    with read_transaction():  # so that the statement timeout bounds a read too
-        return _answer(operation, actor, arguments)
+    return read_for(actor, partial(_answer, operation, actor, arguments))  # perhaps on a replica (§19)
 
 
 def _answer(operation, actor, arguments):

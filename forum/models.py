@@ -75,6 +75,8 @@ class Token(models.Model):
     write_count = models.PositiveBigIntegerField(_("write count"), default=0)
     # Times (epoch seconds) of the accepted writes of the last 60 s: the sliding window of §14.
     recent_writes = models.JSONField(default=list, blank=True)
+    # The transaction id of the line's last write, which a replica must have replayed to serve its reads (§19).
+    last_write_xid = models.BigIntegerField(null=True, editable=False)
 
     class Meta:
         verbose_name = _("token")

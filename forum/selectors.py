@@ -1,8 +1,12 @@
 """Every read. What a caller may see of threads, messages and events, and the access checks every service
 goes through, are forum.access: the reads here go through it. A selector never writes."""
-from django.contrib.auth import get_user_model
+from importlib import import_module
+
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.db.models import Case, F, Max, OuterRef, Q, Subquery, When
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare
 
 from forum import credentials, limits
 from forum.access import (access_thread, escalated_q, inbox_reach, powers_q, require_right, visible_events,
@@ -15,7 +19,8 @@ from forum.rows import one_row
 from parley_site.errors import InvalidBody, NotFound, TokenInvalid, TokenRightMissing
 
 # The columns an actor is built from: what a re-check of a token reads (current_actors).
-ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify")
+ACTOR_FIELDS = ("id", "identity", "label", "can_read", "can_write", "can_lock", "can_verify", "expires_at",
+                "secret_hash", "previous_secret_hash", "previous_secret_ends_at", "last_write_xid")
 
 
 def token_by_secret(secret):
@@ -27,11 +32,17 @@ def token_by_secret(secret):
     token = one_row(Token, secret_hash=digest, null=["revoked_at"])
     if token is None:  # a second query only for a secret that is not current: rare, and refused mostly
         token = one_row(Token, previous_secret_hash=digest, null=["revoked_at"])
-        if token is not None and not token.previous_secret_ends_at > now:
-            token = None
-    if token is None or not token_is_unexpired(token, now):
+    if token is None or not secret_works(token, digest, now) or not token_is_unexpired(token, now):
         raise TokenInvalid()
     return token
+
+
+def secret_works(token, digest, now):
+    """Does the secret hashed `digest` still open `token` (unrevoked and unexpired aside): it is the
+    current secret, or the previous one within its rotation's grace."""
+    if digest == token.secret_hash:
+        return True
+    return digest == token.previous_secret_hash and token.previous_secret_ends_at > now
 
 
 def token_is_unexpired(token, now):
@@ -54,26 +65,82 @@ def actor_key(actor):
 
 
 def current_actors(keys):
-    """actor_key -> the caller as the database has it now, or None when it may no longer read at all (a
-    revoked or expired token; a user no longer active staff, whom authentication would refuse). One query
-    for all the tokens, one for the humans (rare: a moderator's browser), and one per other kind of
-    credential asked about (forum.credentials)."""
-    token_ids = [ref for kind, ref in keys if kind == "token"]
-    usernames = [ref for kind, ref in keys if kind == "human"]
+    """actor_key -> the caller as the database has it now, or None when it may no longer read at all: the
+    credential it came with no longer works (a line's secret rotated away or past its grace, a staff
+    session logged out or outlived by a new password, forum.credentials), or its token is revoked or
+    expired, or its user no longer active staff, whom authentication would refuse. One query for all the
+    tokens, one for the humans (rare: a moderator's browser) and each of their sessions, and one per other
+    kind of credential asked about."""
     found: dict = {}
     for name, kind in credentials.KINDS.items():
         ids = [ref for key_kind, ref in keys if key_kind == name]
         if ids:
             found.update(((name, ref), actor) for ref, actor in kind.current(ids).items())
-    if token_ids:
-        tokens = unexpired_tokens(timezone.now()).filter(pk__in=token_ids).only(*ACTOR_FIELDS)
-        found.update((("token", token.pk), Actor.for_token(token)) for token in tokens)
-    if usernames:
-        user_model = get_user_model()
-        users = user_model.objects.filter(**{f"{user_model.USERNAME_FIELD}__in": usernames},
-                                          is_active=True, is_staff=True)
-        found.update((("human", user.get_username()), Actor.for_user(user)) for user in users)
+    found.update(_token_actors(keys))
+    found.update(_human_actors(keys))
     return {key: found.get(key) for key in keys}
+
+
+def _token_actors(keys):
+    """The tokens' part of current_actors: by token (an actor no request authenticated) or by the secret
+    it came with, in one query."""
+    token_ids = [ref for kind, ref in keys if kind == "token"]
+    digests = {ref for kind, ref in keys if kind == credentials.LINE_SECRET}
+    if not (token_ids or digests):
+        return {}
+    now, found = timezone.now(), {}
+    tokens = unexpired_tokens(now).filter(
+        Q(pk__in=token_ids) | Q(secret_hash__in=digests) | Q(previous_secret_hash__in=digests)
+    ).only(*ACTOR_FIELDS)
+    for token in tokens:
+        found[("token", token.pk)] = Actor.for_token(token)
+        for digest in {token.secret_hash, token.previous_secret_hash} & digests:
+            if secret_works(token, digest, now):
+                found[(credentials.LINE_SECRET, digest)] = Actor.for_token(token, digest)
+    return found
+
+
+def _human_actors(keys):
+    """The humans' part of current_actors: by username (an actor no request authenticated) or by the
+    session it came with; one query for the users, one per session."""
+    signed_in = _signed_in([ref for kind, ref in keys if kind == credentials.STAFF_SESSION])
+    usernames = [ref for kind, ref in keys if kind == "human"]
+    if not (usernames or signed_in):
+        return {}
+    user_model, found, by_pk = get_user_model(), {}, {}
+    users = {user_id for user_id, _ in signed_in.values()}
+    staff = user_model.objects.filter(Q(**{f"{user_model.USERNAME_FIELD}__in": usernames}) | Q(pk__in=users),
+                                      is_active=True, is_staff=True)
+    for user in staff:
+        found[("human", user.get_username())] = Actor.for_user(user)
+        by_pk[user.pk] = user
+    for key, (user_id, auth_hash) in signed_in.items():
+        signed_in_user = by_pk.get(user_id)
+        if signed_in_user is not None and _session_hash_matches(signed_in_user, auth_hash):
+            found[(credentials.STAFF_SESSION, key)] = Actor.for_user(signed_in_user, key)
+    return found
+
+
+def _signed_in(session_keys):
+    """session key -> (the id of the user signed in through it, the auth hash it holds), for each session
+    that is unexpired and signed in through a backend still configured; read through the site's session
+    engine, never written."""
+    engine, user_model, signed_in = import_module(settings.SESSION_ENGINE), get_user_model(), {}
+    for key in session_keys:
+        data = engine.SessionStore(key).load()
+        if SESSION_KEY in data and data.get(BACKEND_SESSION_KEY) in settings.AUTHENTICATION_BACKENDS:
+            signed_in[key] = (user_model._meta.pk.to_python(data[SESSION_KEY]), data.get(HASH_SESSION_KEY))
+    return signed_in
+
+
+def _session_hash_matches(user, auth_hash):
+    """As django.contrib.auth.get_user decides it: the session still holds the hash of the user's password
+    (under the current SECRET_KEY or a fallback), so a new password, and with it every other session's
+    end, ends this one too."""
+    if not auth_hash:
+        return False
+    hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
+    return any(constant_time_compare(auth_hash, known) for known in hashes)
 
 
 def thread_get(actor, thread_id):

@@ -14,6 +14,7 @@ from forum.announce import Announcement, announce
 from forum.envelope import CleanEnvelope, title_from
 from forum.limits import limit
 from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
+from forum.own_writes import CurrentTransactionId
 from forum.profiles import guard_act, place_thread, profile_for_kind, rights_for_kind
 from forum.selectors import pending_proposal, restorable_event
 from forum.sequences import CursorOrderLocked, NextAwaitingSeq, lock_cursor_order
@@ -341,7 +342,8 @@ def _count_in_window(token, now, takes_positions):
     # update miss; then re-read under a row lock and count again.
     order_locked = [CursorOrderLocked()] if takes_positions else []
     updated = Token.objects.filter(*order_locked, pk=token.pk, write_count=token.write_count).update(
-        recent_writes=window + [now_ts], write_count=F("write_count") + 1, last_used_at=now)
+        recent_writes=window + [now_ts], write_count=F("write_count") + 1, last_used_at=now,
+        last_write_xid=CurrentTransactionId())
     if not updated:
         fresh = Token.objects.select_for_update().get(pk=token.pk)
         token.recent_writes, token.write_count = fresh.recent_writes, fresh.write_count

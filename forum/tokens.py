@@ -4,6 +4,7 @@ Django's token permissions decide, or the operator's command) and logged; and ev
 which records when a token was last used. No agent's door reaches the writes."""
 import logging
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from forum.actors import Actor
+from forum import setups
 from forum.credentials import kind_of_secret
 from forum.models import Right, Token
 from forum.selectors import token_by_secret
@@ -33,7 +35,7 @@ def token_authenticate(secret):
         return kind.authenticate(secret)
     token = token_by_secret(secret)
     record_use(token)
-    return Actor.for_token(token)
+    return Actor.for_token(token, Token.hash_secret(secret))  # a follower it opens lives as long as the secret
 
 
 def record_use(row):
@@ -93,17 +95,30 @@ def token_update(actor, token_id, rights, label, expires_at=KEEP):
     return token
 
 
+@dataclass(frozen=True)
+class Rotation:
+    token: Token
+    secret: str  # shown this once, stored only as a hash
+    # set-up kind name -> what the line still has of it (forum.setups: its webhooks), and what the rotation
+    # dropped of it
+    kept: dict
+    dropped: dict
+
+
 @transaction.atomic
-def token_rotate(actor, token_id, grace_seconds=0):
+def token_rotate(actor, token_id, grace_seconds=0, drop=()):
     """Give a token a new secret, as `actor`; locks the token row. The row stays, and with it the identity,
     its threads, rights, expiry and rate window (§14). The old secret is refused at once, or with
     grace_seconds > 0 accepted until then and not after; one previous secret at most, so a secret still in
-    an earlier grace period stops now. Returns (token, secret): the secret is shown this once, stored as a
-    hash. A grace outside 0..MAX_GRACE_SECONDS is invalid_body (field `grace`), a revoked token
-    invalid_transition. Logged."""
+    an earlier grace period stops now. A stream, wait or listen opened with a secret ends when it stops
+    (forum.selectors.current_actors). What the line set up that outlives a secret (forum.setups: its
+    webhooks) stays, unless its kind is named in `drop`: then it is deleted in the same transaction, before
+    the token row is locked, as each kind's own deletion locks. Returns a Rotation. A grace outside
+    0..MAX_GRACE_SECONDS is invalid_body (field `grace`), a revoked token invalid_transition. Logged."""
     if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
         raise InvalidBody(gettext("the grace period is 0 to %(most)s seconds") % {"most": MAX_GRACE_SECONDS},
                           field="grace")
+    dropped = {name: setups.KINDS[name].drop(actor, token_id) for name in drop}
     token = Token.objects.select_for_update().get(pk=token_id)
     if token.revoked_at is not None:
         raise InvalidTransition(gettext("%(identity)s is revoked; a revoked token stays revoked") % {
@@ -119,7 +134,7 @@ def token_rotate(actor, token_id, grace_seconds=0):
     logger.info("%s rotated the secret of token %s; the old secret %s", actor.identity, token.identity,
                 f"works until {token.previous_secret_ends_at.isoformat()}" if token.previous_secret_ends_at
                 else "stopped at once")
-    return token, secret
+    return Rotation(token, secret, setups.set_ups_of(token.pk), dropped)
 
 
 @transaction.atomic

@@ -17,7 +17,7 @@ from mcp_types import (INVALID_REQUEST, ResourceUpdatedNotification, ResourceUpd
                        SubscriptionFilter, SubscriptionsAcknowledgedNotification,
                        SubscriptionsAcknowledgedNotificationParams)
 
-from feed.follow import READS, caller_now, on_pool
+from feed.follow import READS, caller_now, on_pool, until_checked
 from feed.hub import HUB
 from feed.profile import feed_setting
 from feed.slots import SLOTS, STREAMS, owner_key
@@ -32,7 +32,7 @@ from mcp_bridge.context import caller, in_request_thread
 from mcp_bridge.refusals import read_refused
 from mcp_bridge.resources import INBOX, MANIFEST, thread_id
 from parley_site.errors import LimitExceeded, NotFound
-from parley_site.statement_timeout import read_transaction
+from parley_site.replicas import replicas_show
 
 NEEDS = (Right.READ,)
 
@@ -91,18 +91,17 @@ def accept(uris, authenticate, can_hold):
     actor = authenticate()
     require_right(actor, Right.READ)
     threads, inbox = {}, False
-    with read_transaction():
-        for uri in uris:
-            if uri == INBOX:
-                inbox = True
-            elif uri != MANIFEST:  # the manifest never changes: accepted, and never announced
-                number = thread_id(uri)
-                if number is None:
-                    raise NotFound("resource", uri)
-                access_thread(actor, number, right=Right.READ)
-                threads.setdefault(number, []).append(uri)
-        seen = {thread.pk for thread in selectors.inbox_newest(
-            actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_max"))} if inbox else set()
+    for uri in uris:
+        if uri == INBOX:
+            inbox = True
+        elif uri != MANIFEST:  # the manifest never changes: accepted, and never announced
+            number = thread_id(uri)
+            if number is None:
+                raise NotFound("resource", uri)
+            access_thread(actor, number, right=Right.READ)
+            threads.setdefault(number, []).append(uri)
+    seen = {thread.pk for thread in selectors.inbox_newest(
+        actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_max"))} if inbox else set()
     if not can_hold:
         raise cannot_hold("a listen stream")
     owner, maximum = owner_key(actor), feed_setting("streams_per_token_max")
@@ -140,24 +139,30 @@ async def listen(ctx, params):
     finally:
         HUB.unsubscribe(hearing)
         READS.submit(SLOTS.release, STREAMS, *listening.slot)  # off the event loop: it may touch the database
-    return {"_meta": meta}
+    return {"resultType": "complete", "_meta": meta}  # the stream ended gracefully: its caller may no longer read
 
 
 async def deliver(ctx, listening, woken, meta):
     """Until the client leaves (which cancels this) or its caller may no longer read: each uri a note made
-    worth reading again, once per wake-up; the caller is checked again then, and at each quiet heartbeat."""
+    worth reading again, once per wake-up; the caller is checked again then, at each quiet heartbeat and
+    when its credential stops by time (a rotation's grace ends)."""
     heartbeat = feed_setting("heartbeat_seconds")
     while True:
         try:
-            await asyncio.wait_for(woken.wait(), heartbeat)
+            await asyncio.wait_for(woken.wait(), max(until_checked(listening.actor, heartbeat), 0))
         except TimeoutError:
             pass
         woken.clear()
+        noted_by = asyncio.get_running_loop().time()
         actor, refusal = await caller_now(listening.actor, NEEDS)
         if refusal is not None:
             return  # the stream ends; a new listen would be refused with this refusal
         listening.actor = actor
         uris = await listening.updated(partial(on_pool, visible_thread_ids, actor))
+        if uris:
+            # The client reads what it is told of through any app server, perhaps on a replica (§19): it is
+            # told once they show it.
+            await replicas_show(noted_by)
         for uri in uris:
             await ctx.session.send_notification(ResourceUpdatedNotification(
                 params=ResourceUpdatedNotificationParams(uri=uri, _meta=meta)), related_request_id=ctx.request_id)

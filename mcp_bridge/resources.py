@@ -17,7 +17,6 @@ from parley_site.doors import Door
 from parley_site.errors import NotFound
 from parley_site.metrics import UNKNOWN_OPERATION
 from parley_site.shapes import Ref
-from parley_site.statement_timeout import read_transaction
 
 MANIFEST, INBOX, THREAD_TEMPLATE = "parley://manifest", "parley://inbox", "parley://threads/{id}"
 THREAD_URI = re.compile(r"parley://threads/(?P<id>[^/?#]+)")
@@ -60,8 +59,7 @@ def thread_id(uri):
 
 def inbox_page(actor):
     """The newest page of the caller's inbox (awaiting=answer, the line itself), and the cursor after it."""
-    with read_transaction():
-        threads = selectors.inbox_newest(actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_default"))
+    threads = selectors.inbox_newest(actor, awaiting=AwaitingAct.ANSWER, extension="", limit=limit("page_size_default"))
     position = threads[-1].awaiting_seq if threads else 0
     return {"items": [thread_json(thread) for thread in threads], "cursor": cursors.encode("inbox", position)}
 

@@ -8,6 +8,7 @@ from metrics.access import may_read_metrics
 from metrics.collectors import ForumCollector
 from parley_site import metrics
 from parley_site.exception_handler import json_not_found, method_not_allowed_body
+from parley_site.replicas import ReplicaCollector
 
 
 @csrf_exempt  # a token-bearing POST is answered 405 in JSON, not with Django's CSRF page
@@ -17,4 +18,4 @@ def metrics_endpoint(request):
         return json_not_found(request)
     if request.method not in ("GET", "HEAD"):
         return JsonResponse(method_not_allowed_body(request.method), status=405, headers={"Allow": "GET, HEAD"})
-    return HttpResponse(metrics.exposition(ForumCollector()), content_type=CONTENT_TYPE_LATEST)
+    return HttpResponse(metrics.exposition(ForumCollector(), ReplicaCollector()), content_type=CONTENT_TYPE_LATEST)

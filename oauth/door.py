@@ -4,36 +4,18 @@ reads, §2), so such a host would never learn that it can sign in. Here every re
 bearer token, an access token or a line's own secret; one that does not is answered 401 with the
 `WWW-Authenticate` challenge that names the resource metadata (RFC 9728), which starts the host's flow.
 Past that check the request is /mcp's, byte for byte."""
-import asyncio
-import contextvars
 import time
 
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from forum.tokens import token_authenticate
+from forum.bearer import refusal_of, refusal_on
 from mcp_bridge.jsonrpc import INVALID_REQUEST, error_response
 from mcp_bridge.tools import refusal_body
 from mcp_bridge.views import mcp_endpoint
-from parley_site.database_limit import using_database
-from parley_site.errors import TokenInvalid
-from parley_site.exception_handler import as_parley_error
 from parley_site.requestlog import log_exchange
-from parley_site.statement_timeout import bounded
 
 OAUTH_MCP_PATH = "/mcp/oauth"
-
-
-def refusal_of(authorization):
-    """The TokenInvalid a request with this Authorization header gets, or None when it names a valid token."""
-    scheme, _, secret = authorization.partition(" ")
-    try:
-        if scheme.lower() != "bearer":
-            raise TokenInvalid()
-        token_authenticate(secret.strip())
-    except TokenInvalid as refusal:
-        return refusal
-    return None
 
 
 def challenge(refusal):
@@ -46,10 +28,7 @@ def signed_in(mcp_application, request_threads):
     """The ASGI application of /mcp/oauth, as parley_site.asgi mounts it in front of /mcp's."""
     async def application(scope, receive, send):
         started, headers = time.perf_counter(), dict(scope["headers"])
-        authorization = headers.get(b"authorization", b"").decode("latin-1")
-        context = contextvars.copy_context()
-        refusal = await asyncio.get_running_loop().run_in_executor(
-            request_threads, context.run, checked, authorization)
+        refusal = await refusal_on(request_threads, headers.get(b"authorization", b"").decode("latin-1"))
         if refusal is None:
             return await mcp_application(scope, receive, send)
         body, headers = challenge(refusal)
@@ -61,18 +40,6 @@ def signed_in(mcp_application, request_threads):
         log_exchange(scope["method"], scope["path"], refusal.status, started, reason=refusal.reason,
                      given_id=headers.get(b"x-request-id", b"").decode("latin-1"))
     return application
-
-
-def checked(authorization):
-    """refusal_of, on a request thread as a view would run; a database away is `unavailable` (§13)."""
-    try:
-        with using_database(), bounded():
-            return refusal_of(authorization)
-    except Exception as exc:  # noqa: BLE001  only what §13 names is answered; the rest is a real 500
-        refusal = as_parley_error(exc)
-        if refusal is None:
-            raise
-        return refusal
 
 
 @csrf_exempt  # its callers are hosts with bearer tokens, not browsers with cookies

@@ -9,6 +9,7 @@ evidence's to name, evidence.uploads.streamed_upload), the health probe answered
 (parley_site.health), and one pool of threads for every request's sync code instead of
 a thread per open request (parley_site.sync_threads)."""
 import os
+from functools import partial
 
 from django.core.asgi import get_asgi_application
 
@@ -19,8 +20,8 @@ from evidence.uploads import streamed_upload  # noqa: E402  (apps load with get_
 from forum.limits import limit  # noqa: E402
 from mcp_bridge.http import mounted, too_large  # noqa: E402
 from oauth.door import OAUTH_MCP_PATH, signed_in  # noqa: E402
-from parley_site.bodylimit import bounded_bodies  # noqa: E402
-from parley_site.errors import RequestTooLarge  # noqa: E402
+from parley_site.bodylimit import Refusal, bounded_bodies, carries_credential  # noqa: E402
+from parley_site.errors import RequestTooLarge, TokenInvalid  # noqa: E402
 from parley_site.health import answering_probes  # noqa: E402
 from parley_site.lifespan import with_lifespan  # noqa: E402
 from parley_site.sync_threads import SYNC_WORK, on_shared_threads  # noqa: E402
@@ -33,11 +34,14 @@ def request_max_bytes():
     return limit("request_max_bytes")
 
 
-def too_large_body(path):
-    """The 413 in the shape of the door the body was sent to: JSON-RPC for MCP, §13 for the rest."""
-    if path in MCP_PATHS:
-        return too_large()
-    return RequestTooLarge("request_max_bytes", request_max_bytes()).as_body()
+def too_large_body(scope):
+    """The refusal of a body over request_max_bytes, in the shape of the door it was sent to: JSON-RPC for
+    MCP, §13 for the rest, where a request carrying no credential at all is token_invalid first (§13)."""
+    if scope["path"] in MCP_PATHS:
+        return Refusal(413, too_large())
+    if not carries_credential(scope):
+        return Refusal.of(TokenInvalid())
+    return Refusal.of(RequestTooLarge("request_max_bytes", request_max_bytes()))
 
 
 def with_mcp(django, doors):
@@ -53,4 +57,4 @@ def with_mcp(django, doors):
 MCP_DOORS = {MCP_PATH: mounted(SYNC_WORK), OAUTH_MCP_PATH: signed_in(mounted(SYNC_WORK), SYNC_WORK)}
 application = with_lifespan(bounded_bodies(
     answering_probes(with_mcp(on_shared_threads(django_application), MCP_DOORS)),
-    request_max_bytes, too_large_body, streamed_upload))
+    request_max_bytes, too_large_body, partial(streamed_upload, SYNC_WORK)))

@@ -15,7 +15,7 @@ connection, and arms the check of a kept one before its next use (CONN_HEALTH_CH
 import threading
 from contextlib import contextmanager
 
-from django.db import connection
+from django.db import connections
 
 from parley_site.statement_timeout import bounded
 
@@ -45,15 +45,17 @@ def using_database():
 
 
 def tidy_connection():
-    """What Django does at the end of a request, for this thread's connection: close it, or keep it while
-    it is usable and young, and check it again before its next use (CONN_HEALTH_CHECKS). A transaction
-    around the request (a test's) is not ours to end."""
-    if connection.in_atomic_block:
-        return
-    if connection.settings_dict["CONN_MAX_AGE"] == 0:
-        connection.close()
-    else:
-        connection.close_if_unusable_or_obsolete()
+    """What Django does at the end of a request, for this thread's connections (the primary's and a
+    replica's, parley_site.replicas): close each, or keep it while it is usable and young, and check it
+    again before its next use (CONN_HEALTH_CHECKS). A transaction around the request (a test's) is not ours
+    to end."""
+    for database in connections.all(initialized_only=True):
+        if database.in_atomic_block:
+            continue
+        if database.settings_dict["CONN_MAX_AGE"] == 0:
+            database.close()
+        else:
+            database.close_if_unusable_or_obsolete()
 
 
 class DatabaseLimitMiddleware:

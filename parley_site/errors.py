@@ -7,6 +7,12 @@ from django.conf import settings
 RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 
+def encodable(text):
+    """`text` with each lone surrogate written as its escape (`\\ud800`): a refusal may name what the client
+    sent (an unknown field's name), and JSON can carry a surrogate that no UTF-8 answer can."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class ParleyError(Exception):
     reason = "internal"
     status = 500
@@ -14,8 +20,8 @@ class ParleyError(Exception):
     default_message = "refused"
 
     def __init__(self, message=None, **detail):
-        self.message = message or self.default_message
-        self.detail = detail
+        self.message = encodable(message or self.default_message)
+        self.detail = {name: encodable(value) if isinstance(value, str) else value for name, value in detail.items()}
         super().__init__(self.message)
 
     def as_body(self):

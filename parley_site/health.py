@@ -13,6 +13,8 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.db import DatabaseError, connection
 from django.http import JsonResponse
 
+from parley_site.replicas import MONITOR, replica_aliases
+
 HEALTH_PATH = "/healthz"
 HEALTH_WORK = ThreadPoolExecutor(max_workers=2, thread_name_prefix="parley-health")
 
@@ -31,9 +33,12 @@ def database_reachable():
 
 
 def healthz(request):
+    """The primary decides: a replica down or lagging is passed over for it, so this server still serves
+    (its state is shown under `replicas`, as this process sees it: ok, lagging, down or promoted)."""
+    replicas = {"replicas": MONITOR.report()} if replica_aliases() else {}
     if database_reachable():
-        return JsonResponse({"status": "ok", "checks": {"database": "ok"}})
-    return JsonResponse({"status": "unavailable", "checks": {"database": "unreachable"}}, status=503,
+        return JsonResponse({"status": "ok", "checks": {"database": "ok", **replicas}})
+    return JsonResponse({"status": "unavailable", "checks": {"database": "unreachable", **replicas}}, status=503,
                         headers={"Retry-After": "5", "Cache-Control": "no-store"})
 
 

@@ -30,6 +30,9 @@ REQUESTS = Counter(
 DURATION = Histogram(
     "parley_request_duration_seconds", "Time the server worked on an operation, by operation.", ["operation"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+READS_SERVED = Counter(
+    "parley_reads_served", "Reads of read-only operations, by the database copy that served them (default: the "
+    "primary; replica0, ... : DATABASE_URL_REPLICAS in order).", ["copy"])
 # Live values: a worker that exits takes its share with it (gunicorn.conf.py marks it dead).
 HELD_WAITS = Gauge("parley_held_waits", "Calls with wait held open now (profile feed, §16).",
                    multiprocess_mode="livesum")

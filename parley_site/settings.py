@@ -145,6 +145,19 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 # here: the primary itself when DATABASE_URL points at a pooler in transaction mode. Unset: DATABASE_URL.
 PARLEY_DATABASE_DIRECT = (dj_database_url.parse(os.environ["DATABASE_URL_DIRECT"])
                           if os.environ.get("DATABASE_URL_DIRECT") else None)
+# Parley v1 §19: hot standbys of the primary that may serve reads of read-only operations (parley_site/replicas.py,
+# docs/deploy.md): a comma list of URLs, each a database alias replica0, replica1, ... in order. A replica that
+# lags more than PARLEY_REPLICA_MAX_LAG_MS, or is down, is passed over for the primary.
+PARLEY_REPLICA_MAX_LAG_MS = env_int("PARLEY_REPLICA_MAX_LAG_MS", 1000, 0, 3600000)
+for number, replica_url in enumerate(env_list("DATABASE_URL_REPLICAS", [])):
+    replica = dj_database_url.parse(replica_url, conn_max_age=DATABASES["default"]["CONN_MAX_AGE"],
+                                    conn_health_checks=True)
+    if replica["ENGINE"] != "django.db.backends.postgresql" or DATABASES["default"]["ENGINE"] != replica["ENGINE"]:
+        raise ImproperlyConfigured("DATABASE_URL_REPLICAS names PostgreSQL standbys of a PostgreSQL DATABASE_URL")
+    # A replica that vanished is given up on within a second; the tests' database has no copy of its own.
+    DATABASES[f"replica{number}"] = {**replica, "DISABLE_SERVER_SIDE_CURSORS": True, "TEST": {"MIRROR": "default"},
+                                     "OPTIONS": {"connect_timeout": 1, **replica.get("OPTIONS", {})}}
+DATABASE_ROUTERS = ["parley_site.replicas.ReplicaRouter"] if len(DATABASES) > 1 else []
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite ignores SELECT ... FOR UPDATE; taking the write lock at BEGIN serialises writers instead.
     # secure_delete: what a write frees (a redacted body's old cell, a deleted record's pages) is overwritten
@@ -353,9 +366,11 @@ PARLEY_FEED = {
 # Parley v1 §18, profile dialectic: how many distinct lines must verify a claim before it is sealed (an
 # `assert` may ask more, up to 8; a human's verification seals at once).
 PARLEY_VERIFY_QUORUM = env_int("PARLEY_VERIFY_QUORUM", 1, 1, 8)
-# Parley v1 §18, profile evidence: the largest artifact upload, counted as it arrives.
+# Parley v1 §18, profile evidence: the largest artifact upload, counted as it arrives, and the bytes of the
+# artifacts one token may hold stored (a redacted one holds none).
 PARLEY_EVIDENCE = {
     "artifact_max_bytes": env_int("PARLEY_ARTIFACT_MAX_BYTES", 10485760, 1, 1 << 34),
+    "artifact_bytes_per_token_max": env_int("PARLEY_ARTIFACT_BYTES_PER_TOKEN", 104857600, 1, 1 << 40),
 }
 # Parley v1 §20, profile rooms: the default room's slug and name (its number is forum.models.DEFAULT_ROOM_NUMBER)
 # and the profile's limits, published under profiles.rooms.limits.
@@ -365,6 +380,8 @@ PARLEY_ROOMS = {
     "limits": {"rooms_max": 500, "room_depth_max": 2, "room_filter_max": 20, "room_moderators_max": 16,
                "room_verifiers_max": 16, "memberships_per_line_max": 200, "room_members_max": 10000},
 }
+# The seconds an artifact upload's whole body may take to arrive (under ASGI); a stalled one is refused.
+PARLEY_UPLOAD_BODY_SECONDS = env_int("PARLEY_UPLOAD_BODY_SECONDS", 120, 1, 3600)
 # A query of a request that runs longer is cancelled and the request refused 503 (PostgreSQL; 0: none).
 PARLEY_STATEMENT_TIMEOUT_MS = env_int("PARLEY_STATEMENT_TIMEOUT_MS", 5000, 0, 600000)
 

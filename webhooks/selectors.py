@@ -8,6 +8,7 @@ from forum.policies import has_right, inbox_senders
 from forum.selectors import unexpired_tokens
 from parley_site.errors import NotFound, TokenInvalid
 from webhooks.models import Webhook
+from webhooks.targets import loggable
 
 INBOX = "inbox"
 
@@ -21,6 +22,17 @@ def owner_token(actor):
 
 def webhook_list(actor):
     return list(Webhook.objects.filter(token=owner_token(actor)).prefetch_related("topics").order_by("id"))
+
+
+def described(webhook):
+    """A webhook as an operator recognises it, its url without the query that may hold the receiver's
+    credentials."""
+    return f"wh_{webhook.pk} {loggable(webhook.url)}"
+
+
+def webhooks_described(token_id):
+    """The token's webhooks, described (forum.setups: what a rotation tells of)."""
+    return [described(webhook) for webhook in Webhook.objects.filter(token_id=token_id).order_by("pk")]
 
 
 def owned_webhook(actor, webhook_id, *, lock=False):

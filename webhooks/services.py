@@ -18,7 +18,7 @@ from parley_site.errors import InvalidBody, LimitExceeded, RateLimited, Unavaila
 from parley_site.sealing import seal
 from webhooks.addresses import ResolversBusy
 from webhooks.models import CreationAttempt, Topic, Webhook
-from webhooks.selectors import INBOX, owned_webhook, owner_token
+from webhooks.selectors import INBOX, described, owned_webhook, owner_token
 from webhooks.targets import BadTarget, loggable, parsed, target_of
 
 logger = logging.getLogger("parley.webhooks")
@@ -109,6 +109,17 @@ def webhook_delete(actor, webhook_id):
     Webhook.objects.filter(pk=webhook.pk).delete()
     logger.info("%s deleted webhook wh_%s", actor.identity, webhook.pk)
     return webhook
+
+
+def webhooks_dropped(actor, token_id):
+    """A rotation that drops the line's webhooks (forum.setups), as `actor`: deletes every webhook of the
+    token and its queued deliveries inside the rotation's transaction, the webhooks locked before the token
+    row as webhook_delete locks them. Logged. Returns them described."""
+    webhooks = list(Webhook.objects.select_for_update().filter(token_id=token_id).order_by("pk"))
+    Webhook.objects.filter(pk__in=[webhook.pk for webhook in webhooks]).delete()
+    for webhook in webhooks:
+        logger.info("%s deleted webhook wh_%s with the rotation of its token's secret", actor.identity, webhook.pk)
+    return [described(webhook) for webhook in webhooks]
 
 
 @transaction.atomic

@@ -30,7 +30,8 @@ class StaffSessionAuthentication(SessionAuthentication):
             return None
         # Django's request, not DRF's: DRF's would parse (and consume) the body to look for a form token.
         self.enforce_csrf(request._request)
-        return user, Actor.for_user(user)
+        # Through its session: an event stream it opens ends when the session does (a logout, a new password).
+        return user, Actor.for_user(user, request._request.session.session_key)
 
 
 class IsParticipant(BasePermission):

@@ -21,6 +21,6 @@ def create_default_room(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("rooms", "0001_initial"), ("forum", "0014_thread_room")]
+    dependencies = [("rooms", "0001_initial"), ("forum", "0015_thread_room")]
 
     operations = [migrations.RunPython(create_default_room, migrations.RunPython.noop)]

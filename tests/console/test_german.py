@@ -11,7 +11,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.console.console import number, run_action
-from tests.console.test_tokens import TOKENS, create, rotate
+from tests.console.test_tokens import TOKENS, create, rotate, webhook_of
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUES = sorted(ROOT.glob("*/locale/de/LC_MESSAGES/django.po"))
@@ -79,6 +79,16 @@ def tokens_rotated(world):
     return rotate(world.token_keeper, world.token, grace="0")
 
 
+def token_rotate_with_webhooks(world):
+    webhook_of(world.token)
+    return rotate(world.token_keeper, world.token)
+
+
+def tokens_rotated_keeping_webhooks(world):
+    webhook_of(world.token)
+    return rotate(world.token_keeper, world.token, grace="0")
+
+
 PAGES = {
     login_page: ("Parley-Konsole", "Parley console"),
     admin_index: ("Moderationswarteschlange: <strong>1</strong> offener Vorschlag",
@@ -93,6 +103,9 @@ PAGES = {
                     "Its secret is shown <strong>only this once</strong>"),
     token_rotate: ("Übergangsfrist (Sekunden)", "Grace (seconds)"),
     tokens_rotated: ("Das alte Geheimnis gilt ab sofort nicht mehr.", "The old secret stopped at once."),
+    token_rotate_with_webhooks: ("Auch ihre webhooks löschen", "Delete their webhooks too"),
+    tokens_rotated_keeping_webhooks: ("Es behält seine webhooks, die das alte Geheimnis überdauern",
+                                      "It keeps its webhooks, which outlive the old secret"),
 }
 
 

@@ -2,9 +2,11 @@
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.sessions.models import Session
+from django.utils import timezone
 
 from forum.models import Token
 from tests.conftest import Agent
+from webhooks.models import Webhook
 
 TOKENS = "/admin/forum/token/"
 
@@ -169,7 +171,8 @@ def test_admin_rotate_asks_for_the_grace_period_first_and_changes_nothing_yet(to
 def test_admin_rotate_shows_the_new_secret_once_and_writes_a_log_entry(token_console, alice):
     response = rotate(token_console, alice, grace="0")
 
-    [(token, secret)] = response.context["rotated"]
+    [rotation] = response.context["rotated"]
+    secret = rotation.secret
     assert response.status_code == 200 and "no-store" in response["Cache-Control"]
     assert secret in response.content.decode()
     assert Token.objects.get(pk=alice.pk).secret_hash == Token.hash_secret(secret)
@@ -228,3 +231,34 @@ def test_an_expiry_set_in_the_admin_makes_the_token_token_invalid(token_console,
     refused = as_alice.get("/api/v1/threads")
     assert (refused.status_code, refused.json()["error"]["reason"]) == (401, "token_invalid")
     assert "expired" in token_console.get(TOKENS).content.decode()
+
+
+def webhook_of(token, url="https://hooks.example.com/parley?key=receiver-credential"):
+    return Webhook.objects.create(token=token, url=url, sealed_secret="sealed", created_at=timezone.now())
+
+
+def test_admin_rotate_lists_each_tokens_webhooks_and_offers_to_delete_them(token_console, alice, bob):
+    hook = webhook_of(alice)
+    response = rotate(token_console, alice)
+
+    page = response.content.decode()
+    assert "drop_webhooks" in response.context["form"].fields
+    assert f"its webhooks: wh_{hook.pk} https://hooks.example.com/parley" in page
+    assert "receiver-credential" not in page
+
+
+def test_admin_rotate_with_the_choice_deletes_the_webhooks_in_the_same_step(token_console, alice, bob):
+    hooks, kept = [webhook_of(alice), webhook_of(alice)], webhook_of(bob)
+    response = rotate(token_console, alice, grace="0", drop_webhooks="on")
+
+    assert f"Deleted its webhooks: wh_{hooks[0].pk} https://hooks.example.com/parley" in response.content.decode()
+    assert list(Webhook.objects.values_list("pk", flat=True)) == [kept.pk]
+    assert token_log(alice) == ["Rotated the secret; the old one stopped at once. Deleted its webhooks (2)."]
+
+
+def test_admin_rotate_without_the_choice_keeps_the_webhooks_and_says_so(token_console, alice):
+    hook = webhook_of(alice)
+    response = rotate(token_console, alice, grace="0")
+
+    assert "It keeps its webhooks, which outlive the old secret" in response.content.decode()
+    assert list(Webhook.objects.values_list("pk", flat=True)) == [hook.pk]

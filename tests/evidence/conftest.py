@@ -35,12 +35,26 @@ def stored_world():
     return world(), list(Artifact.objects.order_by("id").values())
 
 
+def counted_writes(stored):
+    """How many writes the tokens' rate limits counted, in a stored_world()."""
+    return sum(count for _, count in stored[0].token_writes)
+
+
+def assert_nothing_stored_but_counts(before, after, counted):
+    """Nothing changed but `counted` more writes counted against the rate limit: every upload counts, a
+    refused one too (issue 22), and nothing else of it is stored."""
+    assert (before[0]._replace(token_writes=None), before[1]) == (after[0]._replace(token_writes=None), after[1]), \
+        "a refused request changed stored state"
+    assert counted_writes(after) - counted_writes(before) == counted
+
+
 @contextmanager
-def nothing_stored():
-    """A refused request changed nothing: neither the forum nor the artifacts."""
+def nothing_stored(uploads_counted=0):
+    """A refused request changed nothing: neither the forum nor the artifacts; `uploads_counted`: the
+    refused uploads in the block, each counted against its token's rate limit."""
     before = stored_world()
     yield
-    assert stored_world() == before, "a refused request changed stored state"
+    assert_nothing_stored_but_counts(before, stored_world(), uploads_counted)
 
 
 @pytest.fixture

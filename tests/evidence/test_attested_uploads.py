@@ -8,10 +8,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
 
+from evidence.envelopes import INSPECTED_MAX_BYTES
 from evidence.trust import realm_distrust
 from tests.conftest import Agent
 from tests.dialectic.conftest import act, assert_claim
-from tests.evidence.conftest import Realm, artifact_id, stored_world, upload
+from tests.evidence.conftest import Realm, artifact_id, assert_nothing_stored_but_counts, stored_world, upload
 from tests.forum.expect import refused
 from tests.mcp_bridge.conftest import McpAgent
 
@@ -36,6 +37,13 @@ def with_subject(realm, name):
     return realm.sign(statement)
 
 
+def without(realm, field):
+    """Validly signed by the realm, but its claim lacks `field`."""
+    statement = realm.statement()
+    del statement["predicate"]["claim"][field]
+    return realm.sign(statement)
+
+
 # Each refusal of §18's checks, as the bytes another realm's agent might upload.
 FAILING = {
     "a tampered payload": tampered,
@@ -45,6 +53,8 @@ FAILING = {
     "this realm's own": lambda acme: Realm(settings.PARLEY_REALM, Ed25519PrivateKey.generate()).sign(),
     "a subject of another realm": lambda acme: with_subject(acme, "parley:globex/cl_7"),
     "a digest not of the statement": lambda acme: with_digest(acme, "00" * 32),
+    "a claim without a state": lambda acme: without(acme, "state"),
+    "a claim without a certainty": lambda acme: without(acme, "certainty"),
 }
 
 
@@ -71,7 +81,7 @@ def test_a_failing_envelope_is_refused_over_rest_whatever_its_media_type(as_alic
     data = FAILING[case](trusted_acme)
     before = stored_world()
     refused(upload(as_alice, data, content_type=content_type), 400, "invalid_body", field="signatures")
-    assert stored_world() == before
+    assert_nothing_stored_but_counts(before, stored_world(), counted=1)
     refused(as_alice.get(f"/api/v1/artifacts/{artifact_id(data)}/meta"), 404, "not_found", object="artifact")
 
 
@@ -83,7 +93,7 @@ def test_a_failing_envelope_is_the_same_refusal_over_mcp(alice, as_alice, truste
     result = McpAgent(alice).call("put_artifact", {"text": data.decode(), "media_type": "application/json"})
     assert result["isError"] is True
     assert result["structuredContent"]["error"] == {**rest, "status": 400}
-    assert stored_world() == before
+    assert_nothing_stored_but_counts(before, stored_world(), counted=1)
 
 
 def test_a_valid_attestation_over_mcp_is_stored_as_over_rest(alice, as_alice, trusted_acme):
@@ -102,3 +112,11 @@ def test_a_local_verify_cites_another_realms_attestation(as_alice, make_token, a
     response = act(vera, "verify", claim, thread, proof=[{"kind": "artifact", "ref": attestation}])
     assert response.status_code == 201, response.json()
     assert response.json()["claim"]["state"] == "verified"
+
+
+def test_a_forged_envelope_padded_past_the_inspected_size_is_refused_and_not_stored(as_alice, trusted_acme):
+    forged = Realm("acme", Ed25519PrivateKey.generate()).sign()
+    data = forged[:1] + b" " * (INSPECTED_MAX_BYTES + 1) + forged[1:]
+    before = stored_world()
+    refused(upload(as_alice, data, content_type="application/json"), 400, "invalid_body", field="signatures")
+    assert_nothing_stored_but_counts(before, stored_world(), counted=1)

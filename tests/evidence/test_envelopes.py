@@ -9,7 +9,7 @@ import json
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from evidence.envelopes import attests_view, inspect
+from evidence.envelopes import INSPECTED_MAX_BYTES, attests_view, inspect
 from evidence.trust import realm_distrust, realm_trust
 from parley_site.errors import InvalidBody
 from tests.evidence.conftest import OPERATOR, Realm
@@ -94,6 +94,9 @@ def test_a_subject_digest_that_is_not_the_statements_is_refused(trusted_acme):
     (lambda s: s.update(subject=[]), "exactly one subject"),
     (lambda s: s["predicate"].pop("signed_at"), "the predicate {realm, claim, signed_at}"),
     (lambda s: s["predicate"]["claim"].pop("statement"), "the predicate {realm, claim, signed_at}"),
+    (lambda s: s["predicate"]["claim"].pop("state"), "its claim with statement, state, certainty"),
+    (lambda s: s["predicate"]["claim"].pop("certainty"), "its claim with statement, state, certainty"),
+    (lambda s: s["predicate"]["claim"].update(state=["verified"]), "its claim with statement, state, certainty"),
 ])
 def test_a_payload_that_is_no_parley_claim_statement_is_refused(trusted_acme, change, says):
     statement = trusted_acme.statement()
@@ -131,3 +134,37 @@ def test_a_key_dropped_from_the_trusted_jwks_is_no_longer_trusted(trusted_acme):
 
 def test_an_artifact_that_is_no_attestation_reads_attests_null(db):
     assert attests_view(None) is None
+
+
+# --- envelopes too large to parse (issue 22): refused, never stored unchecked --------------------------------
+
+PAST_INSPECTED = INSPECTED_MAX_BYTES + 1
+
+
+def padded(envelope_bytes):
+    """A forged envelope padded past the inspected size: spaces inside the object, where JSON allows them."""
+    return envelope_bytes[:1] + b" " * PAST_INSPECTED + envelope_bytes[1:]
+
+
+def test_a_forged_envelope_padded_past_the_inspected_size_is_refused(acme, db):
+    refused_envelope(padded(acme.sign()), "at most 1048576 bytes")
+
+
+def test_a_padded_envelope_naming_its_fields_with_escapes_is_refused(acme, db):
+    escaped = acme.sign().replace(b'"payloadType"', b'"p\\u0061yloadType"').replace(
+        b'"signatures"', b'"\\u0073ignatures"')
+    refused_envelope(padded(escaped), "at most 1048576 bytes")
+
+
+def test_a_padded_envelope_in_utf_16_is_refused(acme, db):
+    refused_envelope(padded(acme.sign()).decode().encode("utf-16"), "at most 1048576 bytes")
+
+
+@pytest.mark.parametrize("data", [
+    b'{"log": "' + b"x" * PAST_INSPECTED + b'"}',
+    b'[' + b'{"payloadType": 1}, ' * (PAST_INSPECTED // 10) + b'{"payload": 2, "signature": 3}]',
+    b'{"note": "a \\"payload\\": is named here", "pad": "' + b"x" * PAST_INSPECTED + b'"}',
+    b"\x00\x00\x00\x18ftypmp42" + b"\x00" * PAST_INSPECTED,
+])
+def test_large_bytes_that_are_no_envelope_attest_nothing(db, data):
+    assert inspect(data) is None

@@ -66,9 +66,25 @@ def test_a_malformed_id_is_invalid_body_over_mcp(bob):
 
 
 def test_put_artifact_refuses_a_malformed_media_type_naming_it(alice):
-    with nothing_stored():
+    with nothing_stored(uploads_counted=1):
         error = refusal(McpAgent(alice).call("put_artifact", {"text": "x", "media_type": "text"}))
     assert (error["reason"], error["detail"]["field"], error["status"]) == ("invalid_body", "media_type", 400)
+
+
+@pytest.mark.parametrize("control", ["\r", "\n", "\r\n", "\x00", "\x7f", "\u00e9"])
+def test_put_artifact_refuses_a_media_type_quoting_anything_but_visible_ascii(alice, control):
+    with nothing_stored(uploads_counted=1):
+        error = refusal(McpAgent(alice).call("put_artifact", {
+            "text": "x", "media_type": f'text/plain; note="a{control}b"'}))
+    assert (error["reason"], error["detail"]["field"], error["status"]) == ("invalid_body", "media_type", 400)
+
+
+def test_put_artifact_keeps_a_quoted_parameter_of_visible_ascii_spaces_and_tabs(alice, bob):
+    media_type = 'text/plain; note="a b\tc \\"d\\" ~!"'
+    written = ok(McpAgent(alice).call("put_artifact", {"text": "x", "media_type": media_type}))
+    assert written["artifact"]["media_type"] == media_type
+    download = Agent(bob).get(f"/api/v1/artifacts/{written['artifact']['id']}")
+    assert (download.status_code, download["Content-Type"]) == (200, media_type)
 
 
 def test_a_put_over_request_max_bytes_is_refused_413_as_every_mcp_request(alice, settings):
@@ -119,6 +135,18 @@ def case_put_over_the_rate_limit(p):
     return p.alice, ("upload", TEXT), "put_artifact", {"text": TEXT.decode()}
 
 
+def case_put_over_the_storage_quota(p):
+    p.settings.PARLEY_EVIDENCE = {**p.settings.PARLEY_EVIDENCE, "artifact_bytes_per_token_max": len(TEXT) + 1}
+    p.stored(b"two bytes")
+    return p.alice, ("upload", TEXT), "put_artifact", {"text": TEXT.decode()}
+
+
+def case_put_counted_after_refusals(p):
+    p.settings.PARLEY_LIMITS = {**p.settings.PARLEY_LIMITS, "writes_per_minute": 1}
+    assert upload(Agent(p.alice), TEXT, "text").status_code == 400  # refused, and counted
+    return p.alice, ("upload", TEXT), "put_artifact", {"text": TEXT.decode()}
+
+
 def case_read_without_read(p):
     artifact = p.stored()
     return p.make_token("writer", ("write",)), ("GET", f"/api/v1/artifacts/{artifact}/meta"), "read_artifact", \
@@ -155,7 +183,10 @@ EXPECTED = {
     "read_without_read": "token_right_missing", "read_of_an_unknown_artifact": "not_found",
     "read_of_a_redacted_artifact": "not_found", "redact_without_lock": "token_right_missing",
     "redact_of_an_unknown_artifact": "not_found", "redact_twice": "invalid_transition",
+    "put_over_the_storage_quota": "limit_exceeded", "put_counted_after_refusals": "rate_limited",
 }
+# Refused uploads counted against the rate limit, one per door (issue 22); rate_limited is not counted.
+COUNTED = {"put_without_write": 2, "put_of_redacted_bytes": 2, "put_over_the_storage_quota": 2}
 
 
 def rest(token, request):
@@ -169,7 +200,7 @@ def rest(token, request):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_refusal_of_section_18_is_the_same_through_both_doors_and_stores_nothing(case, request, db):
     token, rest_request, tool, arguments = CASES[case](Personas(request))
-    with nothing_stored():
+    with nothing_stored(uploads_counted=COUNTED.get(case, 0)):
         over_rest = rest(token, rest_request)
         over_mcp = refusal(McpAgent(token).call(tool, arguments))
     rest_error = over_rest.json()["error"]

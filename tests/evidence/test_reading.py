@@ -1,6 +1,8 @@
 """§18 reads: the bytes as a download no browser runs, the meta as JSON; unknown and malformed ids are
 not_found."""
 import pytest
+from asgiref.sync import async_to_sync
+from django.test import AsyncClient
 
 from tests.evidence.conftest import TEXT, artifact_id, upload
 from tests.forum.expect import refused
@@ -87,3 +89,16 @@ def test_a_read_needs_the_read_right(make_token, agent, stored, path):
 def test_the_same_bytes_under_any_media_type_are_one_artifact(as_alice):
     ids = {upload(as_alice, TEXT, declared).json()["artifact"]["id"] for declared in ("text/plain", "image/png")}
     assert ids == {artifact_id(TEXT)}
+
+
+def test_under_asgi_the_bytes_stream_a_block_at_a_time_with_the_same_headers(as_mallory, mallory, stored):
+    """Django's ASGI handler reads a sync iterator whole before the first byte; an async one it streams
+    (tests/evidence/test_download_memory.py measures it against a real server)."""
+    wsgi = as_mallory.get(f"/api/v1/artifacts/{stored}")
+    asgi = async_to_sync(AsyncClient().get)(f"/api/v1/artifacts/{stored}",
+                                            headers={"Authorization": f"Bearer {mallory.secret}"})
+
+    async def read(response):
+        return b"".join([block async for block in response.streaming_content])
+    assert (asgi.status_code, asgi.is_async, async_to_sync(read)(asgi)) == (200, True, TEXT)
+    assert {**asgi.headers, "X-Request-ID": ""} == {**wsgi.headers, "X-Request-ID": ""}

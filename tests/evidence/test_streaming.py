@@ -3,6 +3,7 @@ it arrives, counted against artifact_max_bytes (not request_max_bytes), and the 
 storage a chunk at a time, so a 10 MiB upload is never held whole in memory, let alone twice."""
 import asyncio
 import json
+import time
 import tracemalloc
 
 import pytest
@@ -18,11 +19,13 @@ MiB = 1024 * 1024
 CHUNK = 64 * 1024
 
 
-def upload_over_asgi(token, data, declare_length=True, chunk=CHUNK):
-    """POST /api/v1/artifacts to the whole ASGI application, the body in `chunk`-sized messages.
-    Returns (status, body, bytes the application read)."""
-    headers = [(b"host", b"testserver"), (b"content-type", b"text/plain"),
-               (b"authorization", f"Bearer {token.secret}".encode())]
+def upload_over_asgi(token, data, declare_length=True, chunk=CHUNK, stall_after=None):
+    """POST /api/v1/artifacts to the whole ASGI application, the body in `chunk`-sized messages (after
+    `stall_after` of them, no more: the client stalls). `token`: a token, a secret, or None for no
+    Authorization header. Returns (status, body, bytes the application read)."""
+    headers = [(b"host", b"testserver"), (b"content-type", b"text/plain")]
+    if token is not None:
+        headers.append((b"authorization", f"Bearer {getattr(token, 'secret', token)}".encode()))
     if declare_length:
         headers.append((b"content-length", str(len(data)).encode()))
     view = memoryview(data)
@@ -31,7 +34,7 @@ def upload_over_asgi(token, data, declare_length=True, chunk=CHUNK):
 
     async def receive():
         nonlocal read
-        if not pending:
+        if not pending or (stall_after is not None and read >= stall_after * chunk):
             await asyncio.Event().wait()  # the client stays until the response is complete
         part = pending.pop(0)
         read += len(part)
@@ -76,7 +79,7 @@ def test_request_max_bytes_does_not_bound_an_upload_over_asgi(writer, settings):
 
 
 def test_an_undeclared_upload_is_refused_413_once_it_passes_artifact_max_bytes_and_not_read_further(writer, settings):
-    settings.PARLEY_EVIDENCE = {"artifact_max_bytes": 3 * CHUNK}
+    settings.PARLEY_EVIDENCE = {**settings.PARLEY_EVIDENCE, "artifact_max_bytes": 3 * CHUNK}
     status, body, read = upload_over_asgi(writer, b"z" * (10 * CHUNK), declare_length=False)
     assert status == 413
     assert json.loads(body) == RequestTooLarge("artifact_max_bytes", 3 * CHUNK).as_body()
@@ -85,7 +88,7 @@ def test_an_undeclared_upload_is_refused_413_once_it_passes_artifact_max_bytes_a
 
 
 def test_a_declared_upload_over_artifact_max_bytes_is_refused_413_unread(writer, settings):
-    settings.PARLEY_EVIDENCE = {"artifact_max_bytes": CHUNK}
+    settings.PARLEY_EVIDENCE = {**settings.PARLEY_EVIDENCE, "artifact_max_bytes": CHUNK}
     status, body, read = upload_over_asgi(writer, b"z" * (2 * CHUNK))
     assert (status, read) == (413, 0)
     assert json.loads(body) == RequestTooLarge("artifact_max_bytes", CHUNK).as_body()
@@ -104,3 +107,26 @@ def test_staging_stops_reading_once_the_bytes_pass_the_limit():
         stage(chunks(), 250)
     assert refusal.value.detail == {"limit": "artifact_max_bytes", "value": 250}
     assert consumed == [0, 1, 2]
+
+
+@pytest.mark.parametrize("secret", [None, "pt_not-a-real-token"], ids=["no header", "unknown token"])
+def test_an_upload_without_a_valid_token_is_refused_401_before_a_byte_of_its_body_is_read(transactional_db, secret):
+    status, body, read = upload_over_asgi(secret, b"z" * (4 * CHUNK), declare_length=False)
+    assert (status, json.loads(body)["error"]["reason"], read) == (401, "token_invalid", 0)
+    assert not Artifact.objects.exists()
+
+
+def test_an_invalid_token_is_refused_before_a_declared_length_over_artifact_max_bytes(transactional_db, settings):
+    settings.PARLEY_EVIDENCE = {**settings.PARLEY_EVIDENCE, "artifact_max_bytes": CHUNK}
+    status, body, read = upload_over_asgi("pt_not-a-real-token", b"z" * (2 * CHUNK))
+    assert (status, json.loads(body)["error"]["reason"], read) == (401, "token_invalid", 0)
+
+
+def test_an_upload_whose_body_stalls_is_refused_once_its_seconds_pass(writer, settings):
+    settings.PARLEY_UPLOAD_BODY_SECONDS = 1
+    started = time.monotonic()
+    status, body, read = upload_over_asgi(writer, b"z" * (4 * CHUNK), stall_after=2)
+    error = json.loads(body)["error"]
+    assert (status, error["reason"], error["detail"], read) == (400, "invalid_body", {"field": "body"}, 2 * CHUNK)
+    assert 1 <= time.monotonic() - started < 5
+    assert not Artifact.objects.exists()

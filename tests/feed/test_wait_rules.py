@@ -12,7 +12,7 @@ from feed.slots import SLOTS, WAITS, owner_key
 from forum.actors import Actor
 from forum.dispatch import call
 from forum.operations import INBOX
-from forum.tokens import token_revoke, token_update
+from forum.tokens import token_revoke, token_rotate, token_update
 from parley_site.errors import InvalidBody
 from tests.asgi_client import McpAsgiClient
 from tests.conftest import Agent
@@ -208,6 +208,27 @@ def test_a_wait_answers_token_invalid_once_its_token_expires_meanwhile(as_alice,
         await sync_to_async(as_alice.ask)("Posted after the expiry")  # wakes a waiter on SQLite too
     response, _ = held_calls(rest_wait(as_bob, 10), expire_and_write)
     assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")
+
+
+def test_a_wait_opened_with_a_secret_rotated_away_answers_token_invalid_at_once(as_alice, as_bob, bob):
+    async def rotate():
+        await until_holding(bob, 1)
+        await sync_to_async(token_rotate)(OPERATOR, bob.pk)
+        await sync_to_async(as_alice.ask)("Posted after the rotation")  # wakes a waiter on SQLite too
+    started = time.monotonic()
+    response, _ = held_calls(rest_wait(as_bob, 10), rotate)
+    assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")
+    assert time.monotonic() - started < 5
+
+
+def test_a_wait_opened_with_the_old_secret_answers_token_invalid_when_the_grace_ends(as_bob, bob):
+    async def rotate():
+        await until_holding(bob, 1)
+        await sync_to_async(token_rotate)(OPERATOR, bob.pk, 1)
+    started = time.monotonic()
+    response, _ = held_calls(rest_wait(as_bob, 10), rotate)
+    assert (response.status_code, response.json()["error"]["reason"]) == (401, "token_invalid")
+    assert time.monotonic() - started < 5
 
 
 def test_a_wsgi_server_refuses_a_wait_at_once_naming_the_fix(bob, agent):

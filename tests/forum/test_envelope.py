@@ -1,5 +1,7 @@
 """§4: the envelope. What is accepted, what the server sets itself, and every malformation refused as
 invalid_body naming its field."""
+import json
+
 import pytest
 
 from tests.forum.expect import accepted, nothing_stored, refused
@@ -123,6 +125,15 @@ def test_a_malformed_envelope_is_refused_naming_the_field(envelope, field, threa
     with nothing_stored():
         error = refused(as_bob.post(body=envelope), 400, "invalid_body")
     assert error["detail"]["field"] == field
+
+
+def test_a_field_named_by_a_lone_surrogate_is_refused_naming_its_escape(thread, as_bob):
+    # json.dumps writes the surrogate as the escape \\ud800, which JSON allows and no UTF-8 answer can echo.
+    raw = json.dumps({"thread": thread, "kind": "note", "body": "hi", "\ud800": 1})
+    with nothing_stored():
+        response = as_bob.client.post("/api/v1/messages", raw, content_type="application/json")
+        error = refused(response, 400, "invalid_body")
+    assert error["detail"]["field"] == "\\ud800"
 
 
 @pytest.mark.parametrize("kind", ["answer", "note", "decide", "close", "reopen", "defer"])

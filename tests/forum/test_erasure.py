@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from forum.actors import Actor
+from forum.erasure import snapshots_older_than, vacuum_tables
+from forum.models import Thread
+from forum.services import message_redact
 from tests.forum.erasure_scenario import leave_the_secret_everywhere, redact_all
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,3 +70,78 @@ def test_sqlite_overwrites_what_it_frees(db):
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA secure_delete")
         assert cursor.fetchone() == (1,)
+
+
+@pytest.fixture
+def older_snapshot(transactional_db):
+    """A connection of another client (a `pg_dump` taken while serving) holding a REPEATABLE READ snapshot
+    until closed."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL keeps dead row versions for older snapshots; SQLite overwrites what it frees")
+    from feed.hub import raw_connection
+
+    other = raw_connection()
+    other.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    other.execute("SELECT count(*) FROM forum_message").fetchone()  # the snapshot is taken here
+    yield other
+    other.close()
+
+
+def redacted_leak(as_alice, mod):
+    """A message holding a secret, redacted; returns its table's name."""
+    thread = as_alice.ask(f"Is {a_secret()} the deploy key?")
+    message_id = int(Thread.objects.get(pk=int(thread.removeprefix("th_"))).first_message_id)
+    message_redact(Actor.for_token(mod), message_id, "a leak")
+    return "forum_message"
+
+
+def vacuum_jobs():
+    return DBTaskResult.objects.filter(task_path="forum.erasure.vacuum_tables").order_by("enqueued_at")
+
+
+def args(job):
+    return job.args_kwargs["args"]
+
+
+def run_due_jobs():
+    call_command("db_worker", "--batch", "--no-startup-delay", verbosity=0)
+
+
+def dead_versions(table):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = %s", [table])
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.postgres
+def test_the_vacuum_after_a_redaction_waits_with_backoff_while_an_older_snapshot_is_open(
+        older_snapshot, as_alice, mod):
+    table = redacted_leak(as_alice, mod)
+    run_due_jobs()
+
+    first, retry = vacuum_jobs()
+    assert first.status == "SUCCESSFUL" and retry.status == "READY"
+    assert args(retry)[2] == 1 and 50 < (retry.run_after - timezone.now()).total_seconds() <= 60
+    assert dead_versions(table) > 0  # the erased text is still in the table file
+    assert f"pid {older_snapshot.info.backend_pid} " in " ".join(snapshots_older_than(args(first)[1]))
+
+    older_snapshot.close()
+    vacuum_jobs().filter(pk=retry.pk).update(run_after=timezone.now())
+    run_due_jobs()
+
+    assert [job.status for job in vacuum_jobs()] == ["SUCCESSFUL", "SUCCESSFUL"]
+    assert dead_versions(table) == 0
+
+
+@pytest.mark.postgres
+def test_the_vacuum_retries_back_off_to_at_most_an_hour(older_snapshot, as_alice, mod):
+    table = redacted_leak(as_alice, mod)
+    [job] = vacuum_jobs()
+    tables, erased_by = args(job)[:2]
+    for attempt, delay in [(1, 120), (5, 1920), (6, 3600), (12, 3600)]:
+        vacuum_tables.call(tables, erased_by, attempt)
+        retry = vacuum_jobs().last()
+        assert args(retry) == [tables, erased_by, attempt + 1]
+        assert delay - 10 < (retry.run_after - timezone.now()).total_seconds() <= delay
+    assert table in tables

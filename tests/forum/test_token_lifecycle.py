@@ -26,9 +26,9 @@ def run(*args):
 
 def rotated(token, grace=0):
     """The token as it stands after a rotation, carrying its new secret (as the fixtures' tokens do)."""
-    fresh, secret = token_rotate(OPERATOR, token.pk, grace)
-    fresh.secret = secret
-    return fresh
+    rotation = token_rotate(OPERATOR, token.pk, grace)
+    rotation.token.secret = rotation.secret
+    return rotation.token
 
 
 def with_old_secret(token):

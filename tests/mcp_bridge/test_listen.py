@@ -7,6 +7,9 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from forum.actors import Actor
+from forum.tokens import token_rotate
+
 from tests.mcp_bridge.test_sdk import create_token, http_client, stdio_client_for, stdio_env  # noqa: F401 - a fixture
 
 
@@ -94,6 +97,21 @@ def test_a_listen_beyond_the_lines_stream_limit_is_refused_limit_exceeded(asgi_s
     error = anyio.run(main)
     assert (error.code, error.data["reason"], error.data["detail"]["limit"]) == (
         -32602, "limit_exceeded", "streams_per_token_max")
+
+
+def test_a_listen_opened_with_a_secret_rotated_away_ends(asgi_server, alice, bob):
+    async def main():
+        async with http_client(asgi_server, bob.secret, "auto") as listener, \
+                http_client(asgi_server, alice.secret, "auto") as asker:
+            async with listener.listen(resource_subscriptions=["parley://inbox"]) as subscription:
+                await anyio.to_thread.run_sync(token_rotate, Actor.for_operator("tests"), bob.pk)
+                await asker.call_tool("post", {"kind": "ask", "body": "Posted after the rotation"})  # SQLite
+                with anyio.fail_after(5):
+                    async for _ in subscription:
+                        pass  # a wake-up before the end is allowed; the stream must end
+        return True
+
+    assert anyio.run(main)
 
 
 def test_a_listen_on_stdio_wakes_for_a_plain_note_another_process_posts(stdio_env):

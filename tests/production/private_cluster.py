@@ -79,6 +79,42 @@ class PrivateCluster:
         return result.stdout
 
 
+class Standby(PrivateCluster):
+    """`with Standby(primary) as standby:` a hot standby of the running PrivateCluster `primary`, streaming
+    from it (`pg_basebackup -R`, as docs/deploy.md describes), on a port of its own. `delay(seconds)` holds
+    back the replay of each commit that long (`recovery_min_apply_delay`), so it lags on purpose."""
+
+    def __init__(self, primary):
+        super().__init__(primary.binaries, (primary.prefix, *_owner(primary.root)))
+        self.primary = primary
+
+    def __enter__(self):
+        try:
+            self._run("pg_basebackup", "-h", "127.0.0.1", "-p", self.primary.port, "-U", "postgres", "-D", self.data,
+                      "-R", "-X", "stream", "--checkpoint=fast")
+            with open(self.data / "postgresql.conf", "a") as conf:
+                conf.write(f"port = {self.port}\nunix_socket_directories = '{self.root}'\nhot_standby = on\n"
+                           "hot_standby_feedback = on\nwal_receiver_status_interval = 1\n")
+            self.start()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def delay(self, seconds):
+        with psycopg.connect(self.url, autocommit=True) as standby:
+            standby.execute(f"ALTER SYSTEM SET recovery_min_apply_delay = '{int(seconds * 1000)}ms'")
+            standby.execute("SELECT pg_reload_conf()")
+
+    def promote(self):
+        self._run("pg_ctl", "promote", "-D", self.data, "-w")
+
+
+def _owner(path):
+    status = os.stat(path)
+    return status.st_uid, status.st_gid
+
+
 class OnlyOneDatabase:
     def __init__(self, alias):
         self.alias = alias

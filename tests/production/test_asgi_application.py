@@ -8,7 +8,7 @@ from drf_spectacular.generators import SchemaGenerator
 
 from parley_site import lifespan
 from parley_site.asgi import application
-from parley_site.bodylimit import bounded_bodies
+from parley_site.bodylimit import Refusal, bounded_bodies
 from parley_site.schema import document, rendered_document
 
 LIMIT = 16384
@@ -46,7 +46,7 @@ class Echo:
 
 
 def guarded(inner=None):
-    return bounded_bodies(inner or Echo(), lambda: LIMIT, lambda path: {"for": path})
+    return bounded_bodies(inner or Echo(), lambda: LIMIT, lambda scope: Refusal(413, {"for": scope["path"]}))
 
 
 def test_a_declared_body_over_the_limit_is_refused_413_unread():
@@ -72,9 +72,28 @@ def test_a_body_within_the_limit_reaches_the_application_whole():
     ("/mcp", lambda body: body["error"]["data"]["error"]["reason"] == "limit_exceeded"),
 ])
 def test_the_413_speaks_the_shape_of_the_door_it_was_sent_to(path, shape):
-    sent, _ = exchange(application, http(path, [(b"content-length", b"1000000")]), [])
+    sent, _ = exchange(application, http(path, [(b"content-length", b"1000000"), BEARER]), [])
     assert sent[0]["status"] == 413
     assert shape(body_of(sent))
+
+
+BEARER = (b"authorization", b"Bearer pt_not-checked-before-the-size")
+OVER = [{"type": "http.request", "body": b"x" * 10000, "more_body": True} for _ in range(5)]
+
+
+@pytest.mark.parametrize("declared, read_before", [([(b"content-length", b"1000000")], 0), ([], 2)],
+                         ids=["declared", "undeclared"])
+def test_a_body_over_the_limit_without_any_credential_is_token_invalid_first(declared, read_before):
+    """§13: token_invalid before the 413. Declared, the body is not read; undeclared, only up to the limit."""
+    sent, read = exchange(application, http("/api/v1/messages", declared), OVER)
+    assert (sent[0]["status"], body_of(sent)["error"]["reason"], read) == (401, "token_invalid", read_before)
+    assert (b"www-authenticate", b"Bearer") in [(name, value[:6]) for name, value in sent[0]["headers"]]
+
+
+@pytest.mark.parametrize("credential", [BEARER, (b"cookie", b"sessionid=unchecked")], ids=["bearer", "session"])
+def test_a_credential_present_but_unknown_meets_the_size_limit_first(credential):
+    sent, _ = exchange(application, http("/api/v1/messages", [(b"content-length", b"1000000"), credential]), [])
+    assert (sent[0]["status"], body_of(sent)["error"]["reason"]) == (413, "limit_exceeded")
 
 
 def test_the_lifespan_runs_the_registered_shut_down_steps_last_first(monkeypatch):

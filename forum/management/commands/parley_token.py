@@ -1,12 +1,14 @@
 """`parley_token create HANDLE --rights read,write [--label L] [--expires-in SECONDS]` prints the secret
-alone on its last line, once; `parley_token rotate HANDLE [--grace SECONDS]` likewise prints the new one;
-`parley_token list`; `parley_token revoke HANDLE`."""
+alone on its last line, once; `parley_token rotate HANDLE [--grace SECONDS] [--drop-webhooks]` likewise
+prints the new one, after the line's webhooks (kept, or dropped with it); `parley_token list`;
+`parley_token revoke HANDLE`."""
 from argparse import ArgumentTypeError
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from forum import setups
 from forum.actors import Actor
 from forum.models import Right, Token
 from forum.tokens import MAX_GRACE_SECONDS, token_create, token_revoke, token_rotate
@@ -53,6 +55,10 @@ class Command(BaseCommand):
         rotate.add_argument("handle")
         rotate.add_argument("--grace", type=seconds(0, MAX_GRACE_SECONDS), default=0, metavar="SECONDS",
                             help="the old secret keeps working this long (default 0: it stops at once)")
+        for kind in setups.KINDS.values():  # after a leak, what the leaked secret set up goes with it
+            rotate.add_argument(f"--drop-{kind.name}", action="append_const", const=kind.name, dest="drop",
+                                help=f"delete the token's {kind.name} in the same step (they outlive the old "
+                                     "secret: one made with a leaked secret keeps working)")
         revoke = actions.add_parser("revoke", help="revoke a token for good")
         revoke.add_argument("handle")
 
@@ -78,16 +84,26 @@ class Command(BaseCommand):
             self.stdout.write(f"{token.identity}\t{','.join(sorted(token.rights))}\t{status(token, now)}\t"
                               f"{token.label}")
 
-    def do_rotate(self, handle, grace, **options):
+    def do_rotate(self, handle, grace, drop=None, **options):
         try:
-            token, secret = token_rotate(OPERATOR, self.token(handle).pk, grace)
+            rotation = token_rotate(OPERATOR, self.token(handle).pk, grace, drop or ())
         except ParleyError as problem:
             raise CommandError(problem.message) from None
+        token = rotation.token
+        for name, dropped in rotation.dropped.items():
+            self.stdout.write(f"dropped the {name} of {token.identity}: {', '.join(dropped) or 'none'}")
+        for name, kept in rotation.kept.items():
+            if kept:
+                self.stdout.write(f"{token.identity} keeps its {name}, which outlive the old secret (if it "
+                                  f"leaked, delete them: --drop-{name} with the rotation, or in the console): "
+                                  f"{', '.join(kept)}")
+            elif name not in rotation.dropped:
+                self.stdout.write(f"{token.identity} has no {name}")
         old = (f"works until {token.previous_secret_ends_at.isoformat()}" if token.previous_secret_ends_at
                else "stopped at once")
         self.stdout.write(f"rotated {token.identity}; the old secret {old}; "
                           "the new secret below is shown only this once:")
-        self.stdout.write(secret)
+        self.stdout.write(rotation.secret)
 
     def do_revoke(self, handle, **options):
         token = self.token(handle)

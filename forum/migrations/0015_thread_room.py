@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('forum', '0013_thread_indexes_serve_the_foreign_keys'),
+        ('forum', '0014_token_last_write_xid'),
     ]
 
     operations = [
