@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
-WRITES = ("post", "confirm", "dismiss", "redact")
+WRITES = ("post", "confirm", "dismiss", "redact", "move")  # move: the rooms profile's (§20)
 
 
 @dataclass(frozen=True)
