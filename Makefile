@@ -43,6 +43,7 @@ run: venv
 	DEBUG=1 $(BIN)/python manage.py migrate --verbosity 0
 	DEBUG=1 $(BIN)/python manage.py parley_keys create --if-missing
 	DEBUG=1 $(BIN)/python manage.py parley_demo --port $(PORT)
+	DEBUG=1 $(BIN)/python manage.py parley_room demo
 	DEBUG=1 $(BIN)/python manage.py parley_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT; \
 	DEBUG=1 PARLEY_PUBLIC_URL=$${PARLEY_PUBLIC_URL:-http://$(HOST):$(PORT)} \
 	$(BIN)/uvicorn parley_site.asgi:application --reload $(RELOAD_DIRS) --host $(HOST) --port $(PORT)

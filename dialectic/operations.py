@@ -6,9 +6,11 @@ from dialectic.policies import CERTAINTY
 from dialectic.selectors import access_claim, claim_list
 from dialectic.wire import CLAIM_SCHEMA, claim_json
 from forum.commit_order import Position
+from forum.access import list_narrowing
 from forum.dispatch import Operation, register
 from forum.models import Right
 from forum.paging import list_page, paging, paging_fields
+from forum.profiles import operation_arguments
 from forum.wire import list_schema, strict
 from parley_site.shapes import Obj, Ref, Str
 
@@ -23,7 +25,7 @@ def run_list_claims(actor, args):
     after, size = paging(args, "claims")
     items = claim_list(actor, thread_id=args.get("thread"), state=args.get("state"),
                        certainty=args.get("certainty"), asserted_by=args.get("asserted_by"),
-                       after=after, limit=size)
+                       after=after, limit=size, where=list_narrowing(actor, args))
     return list_page("claims", items, after, claim_json, Position.of)
 
 
@@ -37,7 +39,7 @@ def list_claims_input():
         "state": Str(enum=ClaimState.values, description="Only claims in this state."),
         "certainty": Str(enum=CERTAINTY, description="Only claims of this certainty."),
         "asserted_by": Str(min_len=1, max_len=160, description="The asserting identity."),
-        **paging_fields()})
+        **paging_fields(), **operation_arguments("list_claims")})
 
 
 READ_CLAIM = Operation(

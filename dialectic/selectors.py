@@ -6,7 +6,7 @@ from django.utils import timezone
 from dialectic.models import Claim, ClaimAct, ClaimActKind
 from dialectic.policies import states_with_certainty
 from forum import commit_order
-from forum.access import access_thread, require_right, visible_q
+from forum.access import access_thread, require_right, visible_q, within
 from forum.commit_order import START
 from forum.models import Right
 from parley_site.errors import NotFound
@@ -49,9 +49,11 @@ def certainty_filter(name, now):
     return (Q(state__in=states) & unexpired) | Q(state__in=expired_states, valid_until__lte=now)
 
 
-def claim_list(actor, *, thread_id=None, state=None, certainty=None, asserted_by=None, after=START, limit=50):
+def claim_list(actor, *, thread_id=None, state=None, certainty=None, asserted_by=None, after=START, limit=50,
+               where=None):
+    """The claims of the threads `actor` may see that `where` (a profile's list arguments) admits."""
     require_right(actor, Right.READ)
-    queryset = visible_claims(actor)
+    queryset = within(visible_claims(actor), where)
     if thread_id is not None:
         queryset = queryset.filter(thread=access_thread(actor, thread_id, right=Right.READ))
     if state is not None:

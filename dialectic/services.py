@@ -10,7 +10,7 @@ from dialectic.policies import (UNCHANGED, Illegal, can_supersede, next_claim_st
 from dialectic.quorum import instance_quorum
 from dialectic.selectors import access_claim, verifying_lines
 from forum.models import Right, StateEvent
-from forum.profiles import Erased
+from forum.profiles import Erased, thread_floor
 from forum.wire import key
 from parley_site.errors import InvalidBody, InvalidTransition, SelfAttest, ThreadAuthorityMissing
 
@@ -51,12 +51,14 @@ def _prepare_assert(actor, thread, envelope, replaced):
             raise ThreadAuthorityMissing(f"no authority over cl_{old.pk}", claim=f"cl_{old.pk}")
     for old in replaced:
         _next_state("assert", old)
+    # §18, §20: the largest of the instance's quorum, the room's floor and the assert's own, fixed now.
+    quorum_need = max(instance_quorum(), envelope.get("quorum", 1), thread_floor("quorum", thread) or 1)
 
     def apply(message):
         claim = Claim.objects.create(
             thread=thread, message=message, statement=message.body, asserted_identity=actor.identity,
             asserted_extension=envelope["extension"], proofs=envelope.get("proof", []),
-            valid_until=envelope.get("valid_until"), quorum_need=envelope.get("quorum", instance_quorum()),
+            valid_until=envelope.get("valid_until"), quorum_need=quorum_need,
             created_at=message.created_at, updated_at=message.created_at)
         events = [_record_event(claim, None, ClaimState.UNVERIFIED, actor, message)]
         for old in replaced:
@@ -123,7 +125,8 @@ def _record_event(claim, from_state, to_state, actor, message):
     """§10: every claim transition is an event, labelled with the act that caused it. Claim acts are not
     proposals, so the event is confirmed at once."""
     return StateEvent.objects.create(
-        thread_id=claim.thread_id, message=message, claim_number=claim.pk, from_state=from_state,
+        thread_id=claim.thread_id, room_number=message.thread.room_number,  # §20: the thread's room now
+        message=message, claim_number=claim.pk, from_state=from_state,
         to_state=to_state, label=message.kind, origin=actor.origin, actor=actor.identity,
         at=message.created_at, confirmed_at=message.created_at, confirmed_by=actor.identity)
 

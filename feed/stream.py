@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from feed.follow import SHARED_READS, caller_now, until_checked
 from feed.profile import feed_setting
 from forum import cursors, selectors
+from forum.access import list_narrowing
 from forum.actors import Actor
 from forum.commit_order import START, Position
 from forum.listings import Listing, events_listing, inbox_listing
@@ -52,12 +53,13 @@ def stream_for(actor, args, page):
     if args.get("inbox") in ("1", "true"):
         if "thread" in args:
             raise InvalidBody("the inbox stream has no thread filter; drop thread or inbox", field="thread")
-        listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""))
+        listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""),
+                                list_narrowing(actor, args))
         return Stream(actor, listing, page)
     for name in ("awaiting", "extension"):
         if name in args:
             raise InvalidBody(f"{name} applies to the inbox stream (inbox=1)", field=name)
-    return Stream(actor, events_listing(args.get("thread")), page)
+    return Stream(actor, events_listing(args.get("thread"), list_narrowing(actor, args)), page)
 
 
 def head(scope):

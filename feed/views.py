@@ -24,6 +24,7 @@ from forum.models import AwaitingAct
 from forum.operations import THREAD_ARG
 from forum.own_writes import read_for
 from forum.paging import paging, paging_fields
+from forum.profiles import operation_arguments
 from parley_site import metrics
 from parley_site.doors import Door
 from parley_site.errors import LimitExceeded, MethodNotAllowed, TokenInvalid
@@ -37,6 +38,7 @@ def stream_shape():
         "inbox": Str(enum=["0", "1", "false", "true"], description="1: stream the caller's inbox instead"),
         "awaiting": Str(enum=AwaitingAct.values, description="with inbox=1: as inbox's awaiting"),
         "extension": Str(pattern=EXTENSION_PATTERN, description="with inbox=1: the caller's extension"),
+        **operation_arguments("stream"),  # a profile's filters of the stream (rooms: room=, §20)
     })
 
 

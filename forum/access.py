@@ -9,7 +9,10 @@ tests/test_access.py proves that every other module reaches those tables only th
 
 `access_thread`, `access_message` and `access_event` mean one thing: check the right, check that the actor
 may see the thread, fetch (and lock). What the actor may not see is `not_found`, as if it did not exist."""
-from django.db.models import Q
+from functools import reduce
+from operator import and_, or_
+
+from django.db.models import BooleanField, Case, Q, Value, When
 
 from forum.models import Message, StateEvent, Thread
 from forum.policies import has_right
@@ -68,16 +71,20 @@ def visible_thread_ids(actor, thread_ids):
 def access_thread(actor, thread_id, *, right, lock=False):
     """The thread, if `actor` holds `right` and may see it: else token_right_missing, or not_found. With
     lock=True the row stays locked until the transaction ends, which serialises every write to one thread
-    (§9)."""
+    (§9). `thread.powers` holds the rights the actor has over it through a profile beside its token's (rooms:
+    a room moderator's `lock`, a room verifier's `verify`, §20), read in the same query."""
     require_right(actor, right)
-    sight = visible_threads_q(actor)
-    if sight:
-        rows = Thread.objects.filter(sight, pk=thread_id)
+    sight, powers = visible_threads_q(actor), powers_q(actor)
+    if sight or powers:
+        rows = Thread.objects.filter(sight, pk=thread_id).annotate(**{
+            f"power_{name}": Case(When(condition, then=Value(True)), default=Value(False), output_field=BooleanField())
+            for name, condition in powers.items()})
         thread = (rows.select_for_update(of=("self",)) if lock else rows).first()
     else:  # the read every write makes: the cheapest query for it (forum.rows)
         thread = one_row(Thread, lock=lock, id=thread_id)
     if thread is None:
         raise NotFound("thread", f"th_{thread_id}")
+    thread.powers = frozenset(name for name in powers if getattr(thread, f"power_{name}"))
     return thread
 
 
@@ -99,3 +106,49 @@ def access_event(actor, event_id, *, right):
     if event is None:
         raise NotFound("event", f"ev_{event_id}")
     return event
+
+
+# --- what the profiles add to the one check (rooms, §20) ---------------------------------------------------
+
+def _all(conditions):
+    """The AND of the conditions that are not None, or None."""
+    present = [condition for condition in conditions if condition is not None]
+    return reduce(and_, present) if present else None
+
+
+def list_narrowing(actor, args):
+    """The Q on threads of the profiles' list arguments in `args` (rooms: `room=`), or None. It refuses what
+    it cannot name (not_found) before anything is read."""
+    return _all(profile.narrow(actor, args) for profile in PROFILES.values() if profile.narrow is not None)
+
+
+def inbox_reach(actor):
+    """The Q on threads of which questions to `anyone` reach `actor`'s inbox (§11; rooms: the unmuted
+    members of the thread's room, §20), or None for all of them."""
+    return _all(profile.reach(actor) for profile in PROFILES.values() if profile.reach is not None)
+
+
+def powers_q(actor):
+    """{right: the Q of the threads over which `actor` holds that right through a profile}, for the rights
+    its token lacks (forum.profiles.Profile.powers; rooms: a room moderator's `lock`, §20)."""
+    found: dict[str, Q] = {}
+    for profile in PROFILES.values():
+        for right, condition in (profile.powers(actor) if profile.powers is not None else {}).items():
+            if right not in actor.rights:
+                found[right] = found[right] | condition if right in found else condition
+    return found
+
+
+def escalated_q():
+    """The threads the profiles put in the moderation queue (forum.profiles.Profile.escalated), or None."""
+    conditions = [profile.escalated() for profile in PROFILES.values() if profile.escalated is not None]
+    return reduce(or_, conditions) if conditions else None
+
+
+def within(queryset, threads_q, thread_field="thread"):
+    """`queryset` (of threads, or of rows with a `thread_field`) kept to the threads `threads_q` admits."""
+    if threads_q is None:
+        return queryset
+    if queryset.model is Thread:
+        return queryset.filter(threads_q)
+    return queryset.filter(**{f"{thread_field}__in": Thread.objects.filter(threads_q).values("pk")})

@@ -1,7 +1,7 @@
 """Who is acting: an agent's line (its token), a human moderator, or the operator running a management
 command. Every door builds one of these and hands it to the services; the services never look at
 requests."""
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from forum.credentials import LINE_SECRET, STAFF_SESSION
@@ -55,6 +55,11 @@ class Actor:
         `operator:<command>`. Only the management commands build one."""
         return cls(identity=f"operator:{command}", origin=Origin.USER, rights=frozenset(Right.values),
                    label="operator")
+
+    def holding(self, rights):
+        """This caller with `rights` besides its own: what it may do over one thread whose room it moderates or
+        verifies (§20), as the thread's access check found (forum.selectors.access_thread)."""
+        return replace(self, rights=self.rights | frozenset(rights)) if rights else self
 
     @property
     def is_human(self):

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
-WRITES = ("post", "confirm", "dismiss", "redact")  # a thread's writes, each announcing an Announcement
+# a thread's writes, each announcing an Announcement (move: the rooms profile's, §20)
+WRITES = ("post", "confirm", "dismiss", "redact", "move")
 TOKEN_WRITE = "token"  # announcing a TokenChanged
 
 
@@ -43,8 +44,8 @@ LISTENERS: dict[str, list[Callable]] = {write: [] for write in (*WRITES, TOKEN_W
 
 
 def listen(write, hear):
-    """hear(announcement) after every write named `write` (one of WRITES, or TOKEN_WRITE), inside its transaction (once, however often it
-    is registered)."""
+    """hear(announcement) after every write named `write` (one of WRITES, or TOKEN_WRITE), inside its
+    transaction (once, however often it is registered)."""
     if hear not in LISTENERS[write]:
         LISTENERS[write].append(hear)
 

@@ -4,7 +4,7 @@ from collections.abc import Mapping
 
 from forum.acts import ACTS, needs_thread
 from forum.limits import limit
-from forum.profiles import PROFILES, profile_for_kind
+from forum.profiles import PROFILES, opening_fields, profile_for_kind
 from parley_site.errors import InvalidBody
 from parley_site.shapes import Obj, Ref, Str
 
@@ -31,6 +31,7 @@ def envelope_shape():
     }
     for profile in PROFILES.values():
         fields.update(profile.fields)
+    fields.update(opening_fields())
     return Obj(fields, required=["kind", "body"], ignored=["id", "author_kind", "created_at"],
                description="A Parley envelope (Parley v1 §4).")
 
@@ -66,10 +67,13 @@ def check_envelope(envelope):
     profile's kinds, a thread for every kind but an opening ask. Returns it as a CleanEnvelope."""
     kind = envelope["kind"]
     profile = profile_for_kind(kind)
+    opening = opening_fields()
     for name in envelope:
         owner = next((p for p in PROFILES.values() if name in p.fields), None)
         if owner is not None and owner is not profile:
             raise InvalidBody(f"unknown field {name} for kind {kind}", field=name)
+        if name in opening and (kind != "ask" or "thread" in envelope):
+            raise InvalidBody(f"{name} is accepted only on an ask that opens a thread", field=name)
     if profile is not None and profile.clean:
         profile.clean(envelope)
     if "thread" not in envelope and needs_thread(kind):

@@ -32,21 +32,24 @@ class Listing:
         return list_page(self.scope, items, after, self.render, self.position)
 
 
-def events_listing(thread_id):
+def events_listing(thread_id, where=None):
+    """The state events (of one thread, or all) that `where` (a profile's list arguments, forum.access)
+    admits."""
     def read(actor, after, limit):
-        return selectors.event_list(actor, thread_id=thread_id, after=after, limit=limit)
+        return selectors.event_list(actor, thread_id=thread_id, after=after, limit=limit, where=where)
     # Every caller with `read` who may see the same threads (forum.access) sees the same events, so the key
     # names no caller: the shared reads add what it may see (feed.follow.SharedReads).
     return Listing("events", read, Position.of, event_json, (Right.READ,), ("events", thread_id),
-                   ("events", thread_id))
+                   ("events", thread_id, where))
 
 
-def inbox_listing(identity, awaiting, extension):
+def inbox_listing(identity, awaiting, extension, where=None):
     def read(actor, after, limit):
-        return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=limit)
+        return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=limit,
+                               where=where)
     needs = (Right.READ, Right.LOCK) if awaiting == AwaitingAct.CONFIRMATION else (Right.READ,)
     return Listing("inbox", read, inbox_position, thread_json, needs,
-                   ("inbox", identity, awaiting), ("inbox", identity, awaiting, extension))
+                   ("inbox", identity, awaiting), ("inbox", identity, awaiting, extension, where))
 
 
 def inbox_position(thread):

@@ -51,6 +51,11 @@ class AwaitingAct(models.TextChoices):
     CONFIRMATION = "confirmation"
 
 
+# §20: every thread is in exactly one room; rm_1, the default room, is created with the rooms profile's
+# tables and holds every thread a client opened without naming a room. The core keeps the room's number,
+# as it keeps a claim's (StateEvent.claim_number): the rooms app owns the rooms.
+DEFAULT_ROOM_NUMBER = 1
+
 # §6 `awaiting.from` is an identity, or one of these.
 ANYONE = "anyone"
 MODERATOR = "moderator"
@@ -115,6 +120,7 @@ class Thread(models.Model):
     created_at = models.DateTimeField(_("created at"))
     updated_at = models.DateTimeField(_("updated at"))
     message_count = models.PositiveIntegerField(_("message count"), default=0)
+    room_number = models.BigIntegerField(_("room"), default=DEFAULT_ROOM_NUMBER)  # §20
     first_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
     last_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
 
@@ -139,6 +145,10 @@ class Thread(models.Model):
     loop_prev = models.CharField(max_length=230, blank=True)
     loop_run = models.PositiveIntegerField(default=0)
 
+    # Not a column: the rights the reading actor holds over this thread through a profile beside its token's
+    # (rooms: a room moderator's `lock`, §20), set by forum.access.access_thread with the thread.
+    powers: frozenset = frozenset()
+
     class Meta:
         indexes = [
             models.Index(fields=["awaiting_act", "awaiting_xact", "awaiting_seq"], name="thread_awaiting_idx"),
@@ -148,6 +158,7 @@ class Thread(models.Model):
             models.Index(fields=["xact", "id"], name="thread_order_idx"),
             models.Index(fields=["state", "xact", "id"], name="thread_state_idx"),
             models.Index(fields=["creator_identity", "xact", "id"], name="thread_creator_idx"),
+            models.Index(fields=["room_number", "id"], name="thread_room_idx"),
             # The title's trigram index for `q=` is PostgreSQL-only: migration text_search_trigram holds it.
         ]
         verbose_name = _("thread")
@@ -221,6 +232,9 @@ class StateEvent(models.Model):
     note = models.CharField(_("note"), max_length=500, blank=True)
     # The transaction that recorded the event: with the id, its place in the list (forum.commit_order).
     xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
+    # §20: the thread's room when the event was recorded, and for a move the room it left (else null).
+    room_number = models.BigIntegerField(_("room"), default=DEFAULT_ROOM_NUMBER)
+    from_room_number = models.BigIntegerField(_("from room"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("state event")

@@ -5,7 +5,7 @@ them in forum.dispatch.OPERATIONS by tool name. Neither door can add a rule: bot
 from django.conf import settings
 
 from forum import selectors, services
-from forum.access import access_message
+from forum.access import access_message, list_narrowing
 from forum.commit_order import Position
 from forum.dispatch import OPERATIONS, Operation, register
 from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
@@ -14,7 +14,7 @@ from forum.listings import events_listing, inbox_listing
 from forum.manifest import manifest, manifest_schema
 from forum.models import AwaitingAct, Right, State
 from forum.paging import followed_list, list_page, paging, paging_fields
-from forum.profiles import PROFILES, annotate_messages, operation_arguments, render_result
+from forum.profiles import PROFILES, annotate_messages, hooks, operation_arguments, render_result
 from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE, THREAD_SCHEMA, list_schema, message_json, message_schema,
                         message_tree, strict, thread_json, with_message_nodes)
 from parley_site.shapes import Bool, Obj, Ref, Str
@@ -74,23 +74,27 @@ def messages_after(actor, thread, message_id):
 def run_whoami(actor, args):
     """§17: the caller as the server sees it; a human session holds the rights its permission implies."""
     rights = [right for right in Right.values if right in actor.rights]
-    return {"identity": actor.identity, "label": actor.label, "rights": rights,
-                 "realm": settings.PARLEY_REALM}
+    answer = {"identity": actor.identity, "label": actor.label, "rights": rights, "realm": settings.PARLEY_REALM}
+    for whoami in hooks("whoami"):
+        answer.update(whoami(actor))
+    return answer
 
 
 def run_list_threads(actor, args):
     after, size = paging(args, "threads")
     filters = {name: args[name] for name in ("state", "awaiting", "creator", "confirmed", "q") if name in args}
-    items = selectors.thread_list(actor, filters=filters, after=after, limit=size)
+    items = selectors.thread_list(actor, filters=filters, after=after, limit=size,
+                                  where=list_narrowing(actor, args))
     return list_page("threads", items, after, thread_json, Position.of)
 
 
 def run_list_events(actor, args):
-    return followed_list(actor, args, events_listing(args.get("thread")))
+    return followed_list(actor, args, events_listing(args.get("thread"), list_narrowing(actor, args)))
 
 
 def run_inbox(actor, args):
-    listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""))
+    listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""),
+                            list_narrowing(actor, args))
     return followed_list(actor, args, listing)
 
 
@@ -148,7 +152,7 @@ def list_threads_input():
         "creator": Str(min_len=1, max_len=160, description="Only threads opened by this identity."),
         "confirmed": Bool(description="true: only confirmed states; false: only pending proposals."),
         "q": Str(min_len=1, max_len=200, description="Words to find in titles and bodies."),
-        **paging_fields()})
+        **paging_fields(), **operation_arguments("list_threads")})
 
 
 def list_events_input():
@@ -185,13 +189,19 @@ def read_thread_schema():
                                       "messages": {"type": "array", "items": tree_or_flat}}))
 
 
-WHOAMI_SCHEMA = strict({
+WHOAMI_PROPERTIES = {
     "identity": {"type": "string", "description": "<realm>:<handle> for a token, human:<name> for a person"},
     "label": {"type": "string", "description": "the display label"},
     "rights": {"type": "array", "items": {"type": "string", "enum": Right.values},
                "description": "read, write, lock (moderate: your marks bind, confirm, dismiss), verify"},
     "realm": {"type": "string", "description": "this server's realm"},
-}, description="Who the caller is (§17).")
+}
+
+
+def whoami_schema():
+    """§17's keys, and those a profile adds (rooms: moderates, verifies)."""
+    added = {name: schema for profile in PROFILES.values() for name, schema in profile.whoami_properties.items()}
+    return strict({**WHOAMI_PROPERTIES, **added}, description="Who the caller is (§17).")
 
 POST_DESCRIPTION = (
     "Speak: post one envelope {kind, body (1-500 characters), thread (th_<n>, for every kind but an "
@@ -230,7 +240,7 @@ WHOAMI = register(Operation(
     description="Who you are: your identity, label, rights and realm. Call it after get_manifest: your identity "
     "tells your own threads and messages from others', and your rights what you may do (without lock your marks "
     "are proposals).",
-    input=no_input, output=WHOAMI_SCHEMA, run=run_whoami))
+    input=no_input, output=whoami_schema, run=run_whoami))
 POST = register(Operation(
     name="post", http="POST /api/v1/messages", description=post_description,
     input=envelope_shape, output=write_schema, run=run_post, read_only=False, status=201))

@@ -75,6 +75,35 @@ class Profile:
     # every read of threads, messages, events and claims is filtered by. It builds the condition and runs
     # no query (followers ask it on the event loop); equal conditions let followers share a read.
     sight: Callable[[Actor], Q | None] | None = None
+    # Envelope fields accepted on a thread-opening ask only (rooms: `room`, §20); elsewhere invalid_body.
+    opening_fields: dict = field(default_factory=dict)
+    # place(actor, envelope) -> the number of the room a thread the envelope opens goes to, refusing as that
+    # room's rules say (rooms: not_found, room_archived, room_restricted, §20).
+    place: Callable | None = None
+    # guard(actor, thread, act) refuses, right after the thread and what the envelope names are found (§13:
+    # before thread_locked), an act the thread's place forbids (rooms: room_archived). `act` is a kind or an
+    # operation's name (confirm, dismiss, redact).
+    guard: Callable | None = None
+    # narrow(actor, args) -> a Q on forum.Thread from the profile's arguments of a list (rooms: `room=`), or
+    # None; it refuses what it cannot name (not_found) before the list is read.
+    narrow: Callable | None = None
+    # reach(actor) -> a Q on forum.Thread: which threads awaiting an answer from `anyone` enter the caller's
+    # inbox (rooms: those of rooms it is an unmuted member of, §20), or None for all of them.
+    reach: Callable | None = None
+    # powers(actor) -> {right: a Q on forum.Thread}: rights the actor holds over the threads the Q admits
+    # without its token holding them (rooms: `lock` over the threads of rooms it moderates, `verify` over
+    # those of rooms it verifies, §20). forum.selectors.access_thread reads them with the thread.
+    powers: Callable | None = None
+    # whoami(actor) -> keys the profile adds to `whoami`'s answer (rooms: `moderates`, `verifies`, §20), and
+    # their schemas.
+    whoami: Callable | None = None
+    # floor(name, thread) -> the least value the thread's place sets for `name`, or None (rooms: a room's
+    # `quorum`, the floor of the claims asserted in it, §20); dialectic asks it for `quorum`.
+    floor: Callable | None = None
+    # escalated() -> a Q on forum.Thread: threads the profile puts in the moderation queue besides those of
+    # §8 and §14.1 (rooms: a move awaited from a line that can no longer see the thread, §20).
+    escalated: Callable | None = None
+    whoami_properties: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -147,3 +176,30 @@ def annotate_messages(message_dicts: list[dict]) -> None:
     for profile in PROFILES.values():
         if profile.annotate:
             profile.annotate(message_dicts)
+
+
+def hooks(name):
+    """The installed profiles' hooks of this name, in registration order."""
+    return [getattr(profile, name) for profile in PROFILES.values() if getattr(profile, name) is not None]
+
+
+def opening_fields():
+    return {name: shape for profile in PROFILES.values() for name, shape in profile.opening_fields.items()}
+
+
+def place_thread(actor, envelope, default):
+    """The room number (§20) of the thread `envelope` opens: a profile's placement, or `default`."""
+    for place in hooks("place"):
+        return place(actor, envelope)
+    return default
+
+
+def guard_act(actor, thread, act):
+    for guard in hooks("guard"):
+        guard(actor, thread, act)
+
+
+def thread_floor(name, thread):
+    """The largest floor the profiles set for `name` on `thread` (forum.profiles.Profile.floor), or None."""
+    floors = [value for value in (floor(name, thread) for floor in hooks("floor")) if value is not None]
+    return max(floors) if floors else None

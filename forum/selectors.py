@@ -9,13 +9,14 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from forum import commit_order, credentials, limits
-from forum.access import access_thread, require_right, visible_events, visible_messages, visible_threads
+from forum.access import (access_thread, escalated_q, inbox_reach, powers_q, require_right, visible_events,
+                          visible_messages, visible_threads, within)
 from forum.actors import Actor
 from forum.filters import ThreadFilter
-from forum.models import TERMINAL_STATES, AwaitingAct, Right, StateEvent, Thread, Token
+from forum.models import ANYONE, TERMINAL_STATES, AwaitingAct, Right, StateEvent, Thread, Token
 from forum.policies import inbox_senders
 from forum.rows import one_row
-from parley_site.errors import InvalidBody, NotFound, TokenInvalid
+from parley_site.errors import InvalidBody, NotFound, TokenInvalid, TokenRightMissing
 
 # A thread's place in the inbox: the transaction that set its `awaiting_seq`, then it (forum.commit_order).
 INBOX_ORDER = ("awaiting_xact", "awaiting_seq")
@@ -171,30 +172,37 @@ def thread_messages_after(actor, thread, message_id, limit):
     return list(messages.filter(thread=thread, pk__gt=message_id).order_by("id")[:limit])
 
 
-def thread_list(actor, *, filters, after, limit):
+def page(queryset, key, after, limit):
+    """A cursor page by one key: items whose `key` is past `after`, ascending, at most `limit` (the lists
+    that are not in commit order, forum.commit_order: rooms)."""
+    return list(queryset.filter(**{f"{key}__gt": after}).order_by(key)[:limit])
+
+
+def thread_list(actor, *, filters, after, limit, where=None):
+    """The threads `actor` may see that `filters` (§11) and `where` (a profile's list arguments) admit."""
     require_right(actor, Right.READ)
     data = {name: str(value).lower() if isinstance(value, bool) else value for name, value in filters.items()}
-    return commit_order.page(ThreadFilter(data, queryset=visible_threads(actor)).qs, after, limit)
+    return commit_order.page(ThreadFilter(data, queryset=within(visible_threads(actor), where)).qs, after, limit)
 
 
-def event_list(actor, *, thread_id, after, limit):
+def event_list(actor, *, thread_id, after, limit, where=None):
     require_right(actor, Right.READ)
-    queryset = visible_events(actor)
+    queryset = within(visible_events(actor), where)
     if thread_id is not None:
         queryset = queryset.filter(thread=access_thread(actor, thread_id, right=Right.READ))
     return commit_order.page(queryset, after, limit)
 
 
-def inbox(actor, *, awaiting, extension, after, limit):
+def inbox(actor, *, awaiting, extension, after, limit, where=None):
     """§11: threads awaiting the caller, in the order they started awaiting. A question asked by the
     caller's own (identity, extension) stays hidden."""
-    return commit_order.page(inbox_threads(actor, awaiting, extension), after, limit, *INBOX_ORDER)
+    return commit_order.page(inbox_threads(actor, awaiting, extension, where), after, limit, *INBOX_ORDER)
 
 
-def inbox_newest(actor, *, awaiting, extension, limit):
+def inbox_newest(actor, *, awaiting, extension, limit, where=None):
     """The inbox's newest page: the `limit` threads that most recently started awaiting the caller, in the
     order they did (what the MCP resource parley://inbox shows, §2)."""
-    return commit_order.newest(inbox_threads(actor, awaiting, extension), limit, *INBOX_ORDER)
+    return commit_order.newest(inbox_threads(actor, awaiting, extension, where), limit, *INBOX_ORDER)
 
 
 def inbox_held_back(actor, awaiting=AwaitingAct.ANSWER, extension=""):
@@ -203,15 +211,31 @@ def inbox_held_back(actor, awaiting=AwaitingAct.ANSWER, extension=""):
     return commit_order.held_back(inbox_threads(actor, awaiting, extension), INBOX_ORDER[0])
 
 
-def inbox_threads(actor, awaiting, extension):
+def inbox_threads(actor, awaiting, extension, where=None):
     require_right(actor, Right.READ)
+    awaited = Q(awaiting_act=awaiting, awaiting_from__in=inbox_senders(actor.identity, awaiting))
     if awaiting == AwaitingAct.CONFIRMATION:
-        require_right(actor, Right.LOCK)
-    queryset = visible_threads(actor).filter(awaiting_act=awaiting,
-                                             awaiting_from__in=inbox_senders(actor.identity, awaiting))
+        escalated = escalated_q()
+        awaited = (awaited | escalated if escalated is not None else awaited) & moderated_threads(actor)
+    queryset = within(visible_threads(actor).filter(awaited), where)
     if awaiting == AwaitingAct.ANSWER:
         queryset = queryset.exclude(awaiting_by_identity=actor.identity, awaiting_by_extension=extension)
+        reach = inbox_reach(actor)
+        if reach is not None:  # a question to anyone reaches whom a profile says (rooms: members, §20)
+            queryset = queryset.filter(~Q(awaiting_from=ANYONE) | reach)
     return queryset
+
+
+def moderated_threads(actor):
+    """The threads whose moderation queue `actor` reads (§14.1): every thread for lock holders and the human,
+    the threads of the rooms it moderates for a room moderator (§20); token_right_missing (`lock`) for a
+    caller who moderates none."""
+    if Right.LOCK in actor.rights:
+        return Q()
+    moderated = powers_q(actor).get(Right.LOCK)
+    if moderated is None or not visible_threads(actor).filter(moderated).exists():
+        raise TokenRightMissing(Right.LOCK)
+    return moderated
 
 
 def threads_by_activity(actor):
@@ -228,7 +252,8 @@ def in_moderation_queue():
     full threads until a confirmed close or side state ends them: they await nothing, so they sit in no
     inbox, and only a moderator can still end them (§14.1)."""
     full = Q(message_count__gte=limits.limit("thread_max_messages")) & ~Q(state__in=TERMINAL_STATES)
-    return Q(state_confirmed_at__isnull=True) | full
+    escalated = escalated_q()  # a profile's (rooms: a move awaited from a line that can no longer see it)
+    return Q(state_confirmed_at__isnull=True) | full | (escalated if escalated is not None else Q(pk__in=[]))
 
 
 def moderation_queue_entered_after(moment):

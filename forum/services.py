@@ -8,19 +8,19 @@ from django.db.models import F
 from django.utils import timezone
 
 from forum import erasure, policies
-from forum.access import access_message, access_thread, require_right
+from forum.access import access_message, access_thread, powers_q, require_right, visible_threads
 from forum.acts import AUTHORITY_MARKS, REPLY_KINDS
 from forum.announce import Announcement, announce
 from forum.envelope import CleanEnvelope, title_from
 from forum.limits import limit
-from forum.models import ANYONE, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
+from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
 from forum.own_writes import CurrentTransactionId
-from forum.profiles import profile_for_kind, rights_for_kind
+from forum.profiles import guard_act, place_thread, profile_for_kind, rights_for_kind
 from forum.selectors import pending_proposal, restorable_event
 from forum.sequences import NextAwaitingSeq
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard,
                                 NothingToConfirm, RateLimited, SelfReply, ThreadAuthorityMissing,
-                                ThreadLocked)
+                                NotFound, ThreadLocked, TokenRightMissing)
 
 THREAD_WRITE_FIELDS = [
     "state", "state_origin", "state_confirmed_at", "state_confirmed_by", "updated_at", "message_count",
@@ -42,8 +42,12 @@ def message_post(actor, envelope):
     rate_limited."""
     if not isinstance(envelope, CleanEnvelope):
         raise TypeError(f"message_post takes a CleanEnvelope, not {type(envelope).__name__}")
-    for right in (Right.WRITE, *rights_for_kind(envelope["kind"])):
-        require_right(actor, right)
+    require_right(actor, Right.WRITE)
+    if "thread" not in envelope or not powers_q(actor):
+        # A right a profile kind needs (dialectic: `verify`) is checked here, in §13's place, unless a
+        # profile may give it over the thread (rooms: a room's verifiers, §20): then once the thread is found.
+        for right in rights_for_kind(envelope["kind"]):
+            require_right(actor, right)
     with transaction.atomic():
         if "thread" not in envelope:
             return _thread_open(actor, envelope)
@@ -52,9 +56,11 @@ def message_post(actor, envelope):
 
 def _thread_open(actor, envelope):
     # Private: message_post is the one door, holding the transaction and the `write` check.
+    room_number = place_thread(actor, envelope, DEFAULT_ROOM_NUMBER)  # §20: not_found, room_archived, ...
     now = timezone.now()
     _admit_write(actor, now)
     thread = Thread.objects.create(
+        room_number=room_number,
         title=title_from(envelope["body"]), state=State.OPEN, state_origin=actor.origin,
         state_confirmed_at=now, state_confirmed_by=actor.identity,  # §8: `open` is confirmed at creation
         creator_identity=actor.identity, creator_extension=envelope["extension"],
@@ -73,9 +79,13 @@ def _thread_open(actor, envelope):
 def _post_to_thread(actor, envelope):
     kind, extension = envelope["kind"], envelope["extension"]
     thread = access_thread(actor, envelope["thread"], right=Right.WRITE, lock=True)
+    actor = actor.holding(thread.powers)  # §20: a room moderator holds lock's powers over its rooms' threads
+    for right in rights_for_kind(kind):
+        require_right(actor, right)
     parent = _parent_of(actor, thread, envelope.get("parent"))
     profile = profile_for_kind(kind)
     resolved = profile.resolve(actor, thread, envelope) if profile and profile.resolve else None
+    guard_act(actor, thread, kind)
     if policies.is_shut_out_by_lock(actor, thread, kind):
         raise ThreadLocked()
     if kind in AUTHORITY_MARKS and not policies.can_mark(actor, thread, kind):
@@ -153,7 +163,7 @@ def state_confirm(actor, thread_id):
     """Confirm the thread's pending proposal (§8). Needs `lock` (or a human); locks the thread; stamps the
     proposal's event as confirmed and records a `confirm` event. Refuses token_right_missing, not_found,
     nothing_to_confirm, rate_limited."""
-    thread, now = _take_proposal(actor, thread_id)
+    actor, thread, now = _take_proposal(actor, thread_id, "confirm")
     proposal = pending_proposal(thread).values("id")
     StateEvent.objects.filter(pk__in=proposal).update(confirmed_at=now, confirmed_by=actor.identity)
     thread.state_confirmed_at, thread.state_confirmed_by = now, actor.identity
@@ -167,7 +177,7 @@ def state_dismiss(actor, thread_id, reason=""):
     """Drop the pending proposal: the thread returns to its last confirmed state (§8). Needs `lock` (or a
     human); locks the thread; records a `dismiss` event whose note is `reason` (§17). Refuses
     token_right_missing, not_found, nothing_to_confirm, rate_limited."""
-    thread, now = _take_proposal(actor, thread_id)
+    actor, thread, now = _take_proposal(actor, thread_id, "dismiss")
     restored = restorable_event(thread)
     proposed = thread.state
     thread.state, thread.state_origin = restored.to_state, restored.origin
@@ -184,10 +194,11 @@ def message_redact(actor, message_id, reason=""):
     records a `redact` event (from and to the current state) whose note is `reason`; enqueues the vacuum of
     the tables it changed. Returns (message, thread). Refuses token_right_missing, not_found,
     invalid_transition (already redacted), rate_limited."""
-    thread_id = access_message(actor, message_id, right=Right.LOCK).thread_id
-    thread = access_thread(actor, thread_id, right=Right.LOCK, lock=True)
+    _require_moderation(actor)
+    thread_id = access_message(actor, message_id, right=Right.READ).thread_id
+    actor, thread = _moderated_thread(actor, thread_id, lambda: NotFound("message", f"msg_{message_id}"))
     # Read again under the thread's lock: redactions serialise.
-    message = access_message(actor, message_id, right=Right.LOCK)
+    message = access_message(actor, message_id, right=Right.READ)
     if message.is_redacted:
         raise InvalidTransition(f"msg_{message_id} is already redacted", message_id=f"msg_{message_id}")
     tables = erasure.erase_message(message, thread)  # it refuses nothing, and locks its claim (lock order 3)
@@ -204,14 +215,42 @@ def message_redact(actor, message_id, reason=""):
     return message, thread
 
 
-def _take_proposal(actor, thread_id):
-    """The locked thread whose pending proposal a lock holder (or the human) confirms or dismisses."""
-    thread = access_thread(actor, thread_id, right=Right.LOCK, lock=True)
+def _require_moderation(actor):
+    """§13: token_right_missing (`lock`) first for a caller who holds neither `lock` nor the moderation of
+    any thread through a profile (rooms: a room moderator, §20); a query only for a caller without `lock`."""
+    if Right.LOCK in actor.rights:
+        return
+    moderated = powers_q(actor).get(Right.LOCK)
+    if moderated is None or not visible_threads(actor).filter(moderated).exists():
+        raise TokenRightMissing(Right.LOCK)
+
+
+def _moderated_thread(actor, thread_id, missing):
+    """(the actor as it acts there, the thread locked) for an operation that always needs `lock` (§7), or
+    moderation of the thread's room (§20). Refuses token_right_missing (`lock`) to a caller with neither,
+    else not_found (`missing()`) for a thread it may not see."""
+    if Right.LOCK in actor.rights:
+        return actor, access_thread(actor, thread_id, right=Right.LOCK, lock=True)
+    _require_moderation(actor)
+    try:
+        thread = access_thread(actor, thread_id, right=Right.READ, lock=True)
+    except NotFound:
+        raise missing() from None
+    if Right.LOCK not in thread.powers:
+        raise TokenRightMissing(Right.LOCK)
+    return actor.holding(thread.powers), thread
+
+
+def _take_proposal(actor, thread_id, label):
+    """The locked thread whose pending proposal a lock holder, a moderator of its room or the human confirms
+    or dismisses, and the actor as it acts there."""
+    actor, thread = _moderated_thread(actor, thread_id, lambda: NotFound("thread", f"th_{thread_id}"))
+    guard_act(actor, thread, label)
     if not thread.is_pending:
         raise NothingToConfirm(state=thread.state)
     now = timezone.now()
     _admit_write(actor, now)
-    return thread, now
+    return actor, thread, now
 
 
 def _end_proposal(thread, from_state, label, actor, now, note=""):
@@ -265,10 +304,10 @@ def _set_awaiting(thread, act, who, since, asker):
     thread.awaiting_by_identity, thread.awaiting_by_extension = asker
 
 
-def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed, note=""):
+def _record_event(thread, message, from_state, to_state, label, actor, now, confirmed, note="", from_room=None):
     return StateEvent.objects.create(
-        thread=thread, message=message, from_state=from_state, to_state=to_state, label=label,
-        origin=actor.origin, actor=actor.identity, at=now,
+        thread=thread, room_number=thread.room_number, from_room_number=from_room, message=message,
+        from_state=from_state, to_state=to_state, label=label, origin=actor.origin, actor=actor.identity, at=now,
         confirmed_at=now if confirmed else None, confirmed_by=actor.identity if confirmed else "", note=note,
     )
 
@@ -307,3 +346,22 @@ def _count_in_window(token, now):
         return _count_in_window(token, now)
     token.recent_writes, token.write_count = window + [now_ts], token.write_count + 1
 
+
+
+def thread_move(actor, thread, room_number, reason=""):
+    """Put a thread, locked and checked by its caller (the rooms profile's move, §20), in another room:
+    records a `move` event (from and to the current state, `room` the new room, `from_room` the old one,
+    `note` the reason) and changes neither the state nor `awaiting`. A thread that awaits something takes a
+    new inbox position, so that whoever it now reaches sees it as new (§11). Runs inside the caller's
+    transaction; refuses rate_limited."""
+    now = timezone.now()
+    _admit_write(actor, now)
+    old_room = thread.room_number
+    thread.room_number, thread.updated_at = room_number, now
+    if thread.awaiting_act is not None:
+        thread.awaiting_seq = NextAwaitingSeq()
+    thread.save(update_fields=["room_number", "updated_at", "awaiting_seq"])
+    event = _record_event(thread, None, thread.state, thread.state, "move", actor, now, confirmed=True, note=reason,
+                          from_room=old_room)
+    announce(Announcement("move", thread, None, (event,), _awaiting_now(thread), now))
+    return thread

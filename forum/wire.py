@@ -41,6 +41,7 @@ THREAD = Record({
     "created_at": Field(Time()),
     "updated_at": Field(Time()),
     "message_count": Field(Integer()),
+    "room": Field(Key("rm"), "room_number", description="the room the thread is in now (§20)"),
 })
 
 # §17: who erased a message (or what it carried) and when; read from an object's redacted_by and _at.
@@ -92,6 +93,9 @@ EVENT = Record({
     "confirmed_at": Field(Time(), nullable=True),
     "confirmed_by": Field(Text(), nullable=True),
     "note": Field(Text(), nullable=True, description="a dismiss or redact reason, else null"),  # §17
+    "room": Field(Key("rm"), "room_number", description="the thread's room when the event was recorded (§20)"),
+    "from_room": Field(Key("rm"), "from_room_number", nullable=True,
+                       description="for a move, the room the thread left; else null (§20)"),
 })
 
 thread_json, message_json, event_json = THREAD.render, MESSAGE.render, EVENT.render

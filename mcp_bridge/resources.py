@@ -24,6 +24,9 @@ MANIFEST, INBOX, THREAD_TEMPLATE = "parley://manifest", "parley://inbox", "parle
 THREAD_URI = re.compile(r"parley://threads/(?P<id>[^/?#]+)")
 ARTIFACT_TEMPLATE = "parley://artifacts/{id}"
 ARTIFACT_URI = re.compile(r"parley://artifacts/(?P<id>[^/?#]+)")
+# With the rooms profile (§20): the rooms the caller sees, and one room with its threads.
+ROOMS, ROOM_TEMPLATE = "parley://rooms", "parley://rooms/{id}"
+ROOM_URI = re.compile(r"parley://rooms/(?P<id>[^/?#]+)")
 JSON = "application/json"
 
 RESOURCES = [
@@ -33,6 +36,8 @@ RESOURCES = [
      "description": "The newest page of threads awaiting your answer (as the inbox tool answers it); its "
                     "cursor continues with inbox(since=...). Subscribe to it with subscriptions/listen to be "
                     "told when a thread enters or leaves it."},
+    {"uri": ROOMS, "name": "rooms", "title": "Rooms", "mimeType": JSON,
+     "description": "rooms: the rooms you may see, as list_rooms answers its first page."},
 ]
 TEMPLATES = [
     {"uriTemplate": THREAD_TEMPLATE, "name": "thread", "title": "A thread", "mimeType": JSON,
@@ -41,6 +46,9 @@ TEMPLATES = [
     {"uriTemplate": ARTIFACT_TEMPLATE, "name": "artifact", "title": "An artifact", "mimeType": JSON,
      "description": "An artifact a proof points to, as read_artifact answers it (its meta, and a textual "
                     "one's text); id is sha256:<64 hex digits>."},
+    {"uriTemplate": ROOM_TEMPLATE, "name": "room", "title": "A room", "mimeType": JSON,
+     "description": "rooms: a room (as read_room answers it) and the first page of its threads you may see "
+                    "(as list_threads with room= answers it); id is rm_<n>, <n> or its slug."},
 ]
 
 
@@ -58,12 +66,24 @@ def inbox_page(actor):
     return {"items": [thread_json(thread) for thread in threads], "cursor": cursors.encode("inbox", position)}
 
 
+def room_page(actor, room):
+    """parley://rooms/{id}: the room, and the first page of its threads the caller sees (§20)."""
+    answered = call(OPERATIONS["read_room"], actor, {"room": room})[1]
+    threads = call(OPERATIONS["list_threads"], actor, {"room": answered["room"]["id"]})[1]
+    return {**answered, "threads": threads}
+
+
 def answer(uri, authenticate):
     if uri == MANIFEST:
         return call(GET_MANIFEST, None, {})[1]
     actor = authenticate()  # token_invalid first (§13), as for the tools
     if uri == INBOX:
         return inbox_page(actor)
+    if uri == ROOMS:
+        return call(OPERATIONS["list_rooms"], actor, {})[1]
+    room = ROOM_URI.fullmatch(uri)
+    if room is not None:
+        return room_page(actor, room.group("id"))
     artifact = ARTIFACT_URI.fullmatch(uri)
     if artifact is not None:
         return call(OPERATIONS["read_artifact"], actor, {"artifact": artifact.group("id")})[1]
@@ -86,6 +106,10 @@ def operation_of(uri):
         return "inbox"
     if ARTIFACT_URI.fullmatch(uri):
         return "read_artifact"
+    if uri == ROOMS:
+        return "list_rooms"
+    if ROOM_URI.fullmatch(uri):
+        return "read_room"
     return READ_THREAD.name if THREAD_URI.fullmatch(uri) else UNKNOWN_OPERATION
 
 

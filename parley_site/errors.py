@@ -79,6 +79,29 @@ class NotFound(ParleyError):
         super().__init__(f"no such {obj}; check the id", **detail)
 
 
+class RoomRestricted(ParleyError):
+    """§20: the room's rules keep this caller out of what it asked, though it may see the room."""
+
+    reason, status = "room_restricted", 403
+    when = ("the room's opening forbids this caller to open a thread there (detail.rule = \"opening\"), or "
+            "join_room on a private room (detail.rule = \"membership\"); detail.room names it")
+
+    def __init__(self, room, rule):
+        messages = {"opening": "this room's opening does not let you open a thread here; ask its moderators",
+                    "membership": "members of this private room are added by its moderators; ask one of them"}
+        super().__init__(messages[rule], room=room, rule=rule)
+
+
+class RoomArchived(ParleyError):
+    """§20: an archived room takes only reads, leave_room and redact."""
+
+    reason, status = "room_archived", 409
+    when = "the room is archived: only reads, leave_room and redact pass (detail.room)"
+
+    def __init__(self, room):
+        super().__init__("the room is archived: it can be read and left, nothing else", room=room)
+
+
 class SelfReply(ParleyError):
     reason, status = "self_reply", 409
     when = "same (identity, extension) replying to its own message"
@@ -182,7 +205,8 @@ class Internal(ParleyError):
 
 
 REFUSALS: list[type[ParleyError]] = [
-    InvalidBody, TokenInvalid, TokenRightMissing, ThreadAuthorityMissing, NotFound, SelfReply, ThreadLocked,
+    InvalidBody, TokenInvalid, TokenRightMissing, ThreadAuthorityMissing, NotFound, RoomArchived, RoomRestricted,
+    SelfReply, ThreadLocked,
     InvalidTransition, NothingToConfirm, SelfAttest, IdempotencyConflict, LimitExceeded, RateLimited,
     LoopGuard, RequestTooLarge, Unavailable, MethodNotAllowed, Internal,
 ]

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "evidence",
     "metrics",
     "feed",
+    "rooms",
     "mcp_bridge",
     "webhooks",
     "oauth2_provider",
@@ -370,6 +371,14 @@ PARLEY_VERIFY_QUORUM = env_int("PARLEY_VERIFY_QUORUM", 1, 1, 8)
 PARLEY_EVIDENCE = {
     "artifact_max_bytes": env_int("PARLEY_ARTIFACT_MAX_BYTES", 10485760, 1, 1 << 34),
     "artifact_bytes_per_token_max": env_int("PARLEY_ARTIFACT_BYTES_PER_TOKEN", 104857600, 1, 1 << 40),
+}
+# Parley v1 §20, profile rooms: the default room's slug and name (its number is forum.models.DEFAULT_ROOM_NUMBER)
+# and the profile's limits, published under profiles.rooms.limits.
+PARLEY_ROOMS = {
+    "default_slug": "general",
+    "default_name": "General",
+    "limits": {"rooms_max": 500, "room_depth_max": 2, "room_filter_max": 20, "room_moderators_max": 16,
+               "room_verifiers_max": 16, "memberships_per_line_max": 200, "room_members_max": 10000},
 }
 # The seconds an artifact upload's whole body may take to arrive (under ASGI); a stalled one is refused.
 PARLEY_UPLOAD_BODY_SECONDS = env_int("PARLEY_UPLOAD_BODY_SECONDS", 120, 1, 3600)

@@ -23,11 +23,12 @@ from parley_site.jsonbody import declared_length, parse_json, require_json_media
 from parley_site.shapes import Ref
 
 PATH_OBJECTS = {"thread": ("th", "thread"), "message": ("msg", "message"), "claim": ("cl", "claim"),
-                "webhook": ("wh", "webhook")}
+                "webhook": ("wh", "webhook"), "room": ("rm", "room")}
 ERROR_STATUSES = {
     "GET": [400, 401, 403, 404, 503],
     "POST": [400, 401, 403, 404, 409, 413, 429, 503],
     "DELETE": [400, 401, 403, 404, 413, 429, 503],
+    "PATCH": [400, 401, 403, 404, 409, 413, 429, 503],
 }
 
 
@@ -166,6 +167,30 @@ class OperationView(APIView):
     def answer(self, request, ref=None):
         key = None if self.operation.read_only else request.headers.get("Idempotency-Key")
         return call(self.operation, request.auth, self.arguments(request, ref), key)
+
+
+class MethodOperationView(OperationView):
+    """One route, an operation per HTTP method (`operations`)."""
+
+    operations: dict[str, Operation] = {}
+
+    @property
+    def operation(self):  # type: ignore[override]  # the route's operation, chosen by the request's method
+        # Before a handler refuses a method the route does not take, authentication asks which operation
+        # it is: the route's first answers for it.
+        method = getattr(getattr(self, "request", None), "method", None)
+        return self.operations.get(method or "") or next(iter(self.operations.values()))
+
+    @property
+    def allowed_methods(self):
+        return list(self.operations)
+
+    def serve(self, request, ref=None):
+        if request.method not in self.operations:
+            raise MethodNotAllowed(request.method)
+        return self.answer(request, ref)
+
+    get = post = patch = delete = serve
 
 
 class ReadView(OperationView):

@@ -20,6 +20,7 @@ REASONS = {  # §13's table
     ("invalid_transition", 409), ("nothing_to_confirm", 409), ("self_attest", 409),
     ("idempotency_conflict", 409), ("limit_exceeded", 409), ("rate_limited", 429), ("loop_guard", 409),
     ("limit_exceeded", 413), ("unavailable", 503), ("method_not_allowed", 405), ("internal", 500),
+    ("room_restricted", 403), ("room_archived", 409),  # §20's, added to §13's table
 }
 LIMITS = {
     "body_max_chars": 500, "title_max_chars": 120, "max_depth": 32, "thread_max_messages": 1000,

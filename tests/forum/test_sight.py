@@ -20,7 +20,8 @@ def carol_sees_only_her_own(carol):
     del profiles.PROFILES["sight-test"]
 
 
-def test_without_a_profile_that_narrows_sight_the_predicate_admits_every_thread(alice):
+def test_without_a_profile_that_narrows_sight_the_predicate_admits_every_thread(alice, monkeypatch):
+    monkeypatch.delitem(profiles.PROFILES, "rooms")  # the one installed profile that narrows sight (§20)
     actor = Actor.for_token(alice)
     assert visible_threads_q(actor) == Q() and visible_q(actor, "thread__") == Q()
 

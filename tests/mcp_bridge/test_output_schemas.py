@@ -5,7 +5,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from evidence.keys import key_create
+from forum.actors import Actor
 from mcp_bridge.tools import REFUSAL_SCHEMA
+from rooms.services import room_create
 from tests.mcp_bridge.conftest import McpAgent
 from tests.mcp_bridge.schema_walk import type_arrays, untyped_or_open
 
@@ -63,6 +65,12 @@ def results(alice, bob, carol, mod):
     call(moderator, "redact_artifact", {"artifact": artifact, "reason": "a leaked secret"})
     key_create()
     call(answerer, "export_attestation", {"claim": claim})
+    call(answerer, "list_rooms", {})  # §20, with the rooms' keys filled in
+    call(answerer, "join_room", {"room": "general", "mute": True})
+    call(answerer, "read_room", {"room": "rm_1"})
+    call(answerer, "leave_room", {"room": "general"})
+    room_create(Actor.for_operator("tests"), {"slug": "elsewhere", "name": "Elsewhere", "quorum": 2})
+    call(moderator, "move_thread", {"thread": other, "room": "elsewhere", "reason": "It belongs there."})
     return calls
 
 

@@ -37,6 +37,8 @@ READS = {
     "read_claim": ("carol", "/api/v1/claims/{claim}", {}, {"claim": "{claim}"}),
     "list_claims": ("carol", "/api/v1/claims", {"thread": "{thread}"}, {"thread": "{thread}"}),
     "whoami": ("mod", "/api/v1/whoami", {}, {}),
+    "list_rooms": ("bob", "/api/v1/rooms", {}, {}),  # §20
+    "read_room": ("bob", "/api/v1/rooms/general", {}, {"room": "general"}),
 }
 # Further forms of a read, asked through both doors as READS are: (operation, persona, path, query, arguments).
 READ_FORMS = {
@@ -44,6 +46,8 @@ READ_FORMS = {
                           {"thread": "{thread}", "after": "{answer}"}),
 }
 WRITES = {"post", "confirm", "dismiss", "redact"}
+# The rooms profile's writes (§20): tests/rooms, and their refusals below.
+ROOM_WRITES = {"join_room", "leave_room", "move_thread"}
 # The evidence profile's: an upload over REST is raw bytes, and its tool's read adds text; tests/evidence.
 ARTIFACT_OPERATIONS = {"put_artifact", "read_artifact", "redact_artifact"}
 # Signed when asked, so two answers differ in signed_at and signature; tests/evidence/test_export.py.
@@ -55,7 +59,7 @@ def fill(template, world):
 
 
 def test_every_operation_has_a_parity_case():
-    assert set(OPERATIONS) == set(READS) | WRITES | ARTIFACT_OPERATIONS | SIGNED_OPERATIONS
+    assert set(OPERATIONS) == set(READS) | WRITES | ROOM_WRITES | ARTIFACT_OPERATIONS | SIGNED_OPERATIONS
 
 
 @pytest.mark.parametrize("operation", sorted(READS))
@@ -240,6 +244,23 @@ def case_rate_limited(p):
     return p.alice, "POST", "/api/v1/messages", {"kind": "ask", "body": "And another?"}, "post"
 
 
+def case_room_restricted(p):
+    from forum.actors import Actor
+    from rooms.services import room_create
+
+    room_create(Actor.for_operator("tests"), {"slug": "closed", "name": "Closed", "opening": "moderators"})
+    return p.alice, "POST", "/api/v1/messages", {"kind": "ask", "body": "In here?", "room": "closed"}, "post"
+
+
+def case_room_archived(p):
+    from forum.actors import Actor
+    from rooms.services import room_archive, room_create
+
+    operator = Actor.for_operator("tests")
+    room_archive(operator, f"rm_{room_create(operator, {'slug': 'attic', 'name': 'Attic'}).pk}")
+    return p.alice, "POST", "/api/v1/messages", {"kind": "ask", "body": "In the attic?", "room": "attic"}, "post"
+
+
 def case_loop_guard(p):
     p.settings.PARLEY_LIMITS = {**p.settings.PARLEY_LIMITS, "loop_exchange_max": 2}
     thread, answer = answered_thread(p.as_alice, p.as_bob)
@@ -326,6 +347,7 @@ RESOURCES = {
     # uri (formatted with the world): (persona, the REST path of the same read)
     "parley://manifest": ("alice", "/api/v1/manifest"),
     "parley://threads/{thread}": ("bob", "/api/v1/threads/{thread}"),
+    "parley://rooms": ("bob", "/api/v1/rooms"),  # §20 (parley://rooms/{id} adds its threads: tests/mcp_bridge/test_resources.py)
 }
 
 
@@ -338,7 +360,7 @@ def test_every_listed_resource_has_a_parity_case(mcp):
     # parley://artifacts/{id} answers read_artifact, which adds a text to REST's meta: tests/evidence/test_mcp.py.
     templates = {template["uriTemplate"].replace("{id}", "{thread}") for template in
                  mcp(None).request("resources/templates/list").json()["result"]["resourceTemplates"]
-                 if template["uriTemplate"] != "parley://artifacts/{id}"}
+                 if template["uriTemplate"] not in ("parley://artifacts/{id}", "parley://rooms/{id}")}
     assert listed | templates == set(RESOURCES) | {"parley://inbox"}
 
 

@@ -24,9 +24,10 @@ def contents(answer):
 
 def test_resources_and_templates_are_listed_without_a_token(mcp):
     listed = mcp(None).request("resources/list").json()["result"]["resources"]
-    assert {resource["uri"] for resource in listed} == {"parley://manifest", "parley://inbox"}
+    assert {resource["uri"] for resource in listed} == {"parley://manifest", "parley://inbox", "parley://rooms"}
     templates = mcp(None).request("resources/templates/list").json()["result"]["resourceTemplates"]
-    assert [template["uriTemplate"] for template in templates] == ["parley://threads/{id}", "parley://artifacts/{id}"]
+    assert [template["uriTemplate"] for template in templates] == ["parley://threads/{id}", "parley://artifacts/{id}",
+                                                                   "parley://rooms/{id}"]
 
 
 def test_the_manifest_resource_is_what_get_manifest_answers(mcp, db):  # the manifest reads the trusted realms (§18)
@@ -84,3 +85,20 @@ def test_a_refused_read_in_the_modern_era_is_the_same_refusal_with_the_sdks_stat
     error = response.json()["error"]
     assert (error["code"], error["data"]["reason"]) == (-32602, "token_invalid")
     assert Message.objects.count() == 0
+
+
+def test_the_rooms_resources_answer_list_rooms_and_a_room_with_its_threads(mcp, as_alice, bob):
+    """§20: parley://rooms as list_rooms, parley://rooms/{id} the room and its threads."""
+    thread = as_alice.ask("In the default room")
+    assert contents(read(mcp, bob, "parley://rooms")) == mcp(bob).call("list_rooms")["structuredContent"]
+    room = contents(read(mcp, bob, "parley://rooms/general"))
+    assert room["room"]["id"] == "rm_1" and [item["id"] for item in room["threads"]["items"]] == [thread]
+
+
+def test_a_room_one_may_not_see_is_refused_not_found_as_a_resource(mcp, bob, db):
+    from forum.actors import Actor
+    from rooms.services import room_create
+
+    room_create(Actor.for_operator("tests"), {"slug": "secret", "name": "Secret", "visibility": "private"})
+    answer = read(mcp, bob, "parley://rooms/secret")
+    assert answer["error"]["code"] == -32602 and answer["error"]["data"]["reason"] == "not_found"

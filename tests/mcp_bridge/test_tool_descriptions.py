@@ -29,6 +29,11 @@ WHEN_TO_USE = {
     "read_artifact": "before you rely on it",
     "redact_artifact": "Moderators (lock)",
     "export_attestation": "take this realm's signed judgement of a claim to another realm",
+    "list_rooms": "the rooms you may see",
+    "read_room": "one room",
+    "join_room": "join a public room",
+    "leave_room": "leave a room",
+    "move_thread": "move a thread to another room",
 }
 SERVER_SET = {"id", "author_kind", "created_at"}
 

@@ -118,7 +118,8 @@ def test_a_malformed_idempotency_key_is_an_invalid_body_refusal(mcp, alice):
 
 def test_whoami_answers_the_callers_identity_and_rights(mcp, mod):
     assert mcp(mod).call("whoami")["structuredContent"] == {
-        "identity": "ainotes:mod", "label": "Moderator", "rights": ["read", "write", "lock"], "realm": "ainotes"}
+        "identity": "ainotes:mod", "label": "Moderator", "rights": ["read", "write", "lock"], "realm": "ainotes",
+        "moderates": [], "verifies": []}  # §20
 
 
 def test_whoami_without_a_token_is_refused_token_invalid(mcp, db):
