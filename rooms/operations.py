@@ -2,6 +2,7 @@
 are registered in the core's registry (forum.dispatch), so REST, MCP and the manifest take them from there;
 room administration (creating, editing, members, the log) is REST and the console only, like webhooks: those
 operations run through the same forum.dispatch.call but are not registered as MCP tools."""
+from forum.commit_order import Position
 from forum.dispatch import Operation, register
 from forum.operations import THREAD_ARG, reason_arg, write_result, write_schema
 from forum.paging import list_page, paging, paging_fields
@@ -23,13 +24,19 @@ def detailed(actor, room):
     return room_answer(selectors.with_details(actor, [room])[0])
 
 
+def by_id(row):
+    """A room's or a log entry's place in its list: by id, not yet in commit order (forum.commit_order), so
+    on PostgreSQL a poller can pass over a room or entry whose transaction committed after a later one's."""
+    return Position(0, row.pk)
+
+
 # --- reading ---------------------------------------------------------------------------------------------
 
 def run_list_rooms(actor, args):
     after, size = paging(args, "rooms")
     items = selectors.room_list(actor, member=args.get("member"), parent=args.get("parent"),
-                                archived=args.get("archived"), q=args.get("q"), after=after, limit=size)
-    return list_page("rooms", items, after, room_json, lambda room: room.pk)
+                                archived=args.get("archived"), q=args.get("q"), after=after.seq, limit=size)
+    return list_page("rooms", items, after, room_json, by_id)
 
 
 def run_read_room(actor, args):
@@ -155,8 +162,8 @@ def run_remove_member(actor, args):
 def run_room_log(actor, args):
     after, size = paging(args, "room_log")
     room = selectors.room_for_log(actor, args["room"])
-    return list_page("room_log", selectors.room_log(room, after=after, limit=size), after, log_entry_json,
-                     lambda entry: entry.pk)
+    return list_page("room_log", selectors.room_log(room, after=after.seq, limit=size), after, log_entry_json,
+                     by_id)
 
 
 def run_archive_room(actor, args):

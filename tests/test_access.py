@@ -21,6 +21,7 @@ WITHOUT_THE_PREDICATE = {
     ("forum/selectors.py", "state_events"): "a write's or the console row's own thread (a locked row, an "
                                             "OuterRef): what it marked, never a list",
     ("forum/selectors.py", "event_head"): "a position (the newest event's id), not a row",
+    ("forum/selectors.py", "inbox_head"): "a position (the inbox's newest place), not a row",
     ("forum/selectors.py", "moderation_queue_size"): "the operator's gauge and the humans' header, who see "
                                                      "every thread (§20)",
     ("forum/selectors.py", "moderation_queue_entered_after"): "the humans' digest: they see every thread (§20)",
@@ -31,7 +32,6 @@ WITHOUT_THE_PREDICATE = {
     ("dialectic/services.py", "claim_redact"): "a write: erases the claim of the message access_message found",
     ("dialectic/selectors.py", "claims_by_message"): "the claims of messages already read through the "
                                                      "predicate; a claim lives in its message's thread",
-    ("feed/stream.py", "head"): "a position (the inbox's newest), not a row",
     ("feed/hub.py", "poll_sqlite"): "positions (the newest ids), not rows: whether anything was written",
 }
 
