@@ -6,11 +6,12 @@ nothing and a committed one costs no extra round trip.
 
 SQLite has no channel between processes (their waiters poll, feed.hub). There the write's own
 announcement (forum.announce) wakes this process's waiters once it is committed; they re-read, and the
-re-read decides what they see."""
+re-read decides what they see. A token write made in this process wakes them too, as the triggers do: each
+checks its caller again, and one that learns its secret's grace ends then ends with it."""
 from django.db import connection, transaction
 
 from feed.hub import EVERYTHING, HUB
-from forum.announce import WRITES, listen
+from forum.announce import TOKEN_WRITE, WRITES, listen
 
 
 def wake_local_waiters(announcement):
@@ -20,5 +21,5 @@ def wake_local_waiters(announcement):
 
 def connect():
     if connection.vendor != "postgresql":
-        for write in WRITES:
+        for write in (*WRITES, TOKEN_WRITE):
             listen(write, wake_local_waiters)

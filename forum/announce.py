@@ -7,13 +7,19 @@ SQLite (feed.notify; on PostgreSQL the feed's triggers do it, feed/migrations). 
 write's transaction: what it writes rolls back with a refused write, and what it must only do once the
 write is committed it defers with transaction.on_commit.
 
+A token write (forum.tokens: change, rotate, revoke) announces too, as TOKEN_WRITE, only which token it
+changed: whoever follows on a credential of that token checks it again (on SQLite the feed's followers,
+which no trigger wakes there).
+
 The core imports none of its listeners; this registry is the one place a write reaches them, so following
 a write never leaves the code for a hidden receiver."""
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
-WRITES = ("post", "confirm", "dismiss", "redact", "move")  # move: the rooms profile's (§20)
+# a thread's writes, each announcing an Announcement (move: the rooms profile's, §20)
+WRITES = ("post", "confirm", "dismiss", "redact", "move")
+TOKEN_WRITE = "token"  # announcing a TokenChanged
 
 
 @dataclass(frozen=True)
@@ -28,12 +34,18 @@ class Announcement:
     at: datetime  # when the write was made
 
 
-LISTENERS: dict[str, list[Callable[[Announcement], None]]] = {write: [] for write in WRITES}
+@dataclass(frozen=True)
+class TokenChanged:
+    token_id: int
+    write: str = TOKEN_WRITE
+
+
+LISTENERS: dict[str, list[Callable]] = {write: [] for write in (*WRITES, TOKEN_WRITE)}
 
 
 def listen(write, hear):
-    """hear(announcement) after every write named `write`, inside its transaction (once, however often it
-    is registered)."""
+    """hear(announcement) after every write named `write` (one of WRITES, or TOKEN_WRITE), inside its
+    transaction (once, however often it is registered)."""
     if hear not in LISTENERS[write]:
         LISTENERS[write].append(hear)
 

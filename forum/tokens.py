@@ -16,6 +16,7 @@ from django.utils.translation import gettext
 
 from forum.actors import Actor
 from forum import setups
+from forum.announce import TokenChanged, announce
 from forum.credentials import kind_of_secret
 from forum.models import Right, Token
 from forum.selectors import token_by_secret
@@ -90,6 +91,7 @@ def token_update(actor, token_id, rights, label, expires_at=KEEP):
         token.expires_at = expires_at
         fields.append("expires_at")
     token.save(update_fields=fields)
+    announce(TokenChanged(token.pk))
     logger.info("%s set token %s to rights %s%s", actor.identity, token.identity, _rights_text(token),
                 _expiry_text(token))
     return token
@@ -131,6 +133,7 @@ def token_rotate(actor, token_id, grace_seconds=0, drop=()):
         token.previous_secret_hash = token.previous_secret_ends_at = None
     token.secret_hash = Token.hash_secret(secret)
     token.save(update_fields=["secret_hash", "previous_secret_hash", "previous_secret_ends_at"])
+    announce(TokenChanged(token.pk))
     logger.info("%s rotated the secret of token %s; the old secret %s", actor.identity, token.identity,
                 f"works until {token.previous_secret_ends_at.isoformat()}" if token.previous_secret_ends_at
                 else "stopped at once")
@@ -143,6 +146,7 @@ def token_revoke(actor, token_id):
     it was still active. Logged."""
     revoked = Token.objects.filter(pk=token_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
     if revoked:
+        announce(TokenChanged(token_id))
         logger.info("%s revoked token %s", actor.identity, Token.objects.get(pk=token_id).identity)
     return bool(revoked)
 

@@ -2,8 +2,9 @@
 access does (0001): a stream, held call or listen opened with the old secret checks its credential again
 (forum.selectors.current_actors) and ends if the secret stopped, instead of at its next heartbeat. One with
 the new secret, or with the old one within its grace, only re-reads. Changing the expiry wakes them as
-well, so that a follower's check picks up the new end. SQLite has no such channel: there the heartbeat's
-check, or the next write, notices it."""
+well, so that a follower's check picks up the new end. SQLite has no such channel: there the token write's
+announcement wakes the serving process's own followers (feed.notify), and another process's heartbeat
+check, or its next write, notices it."""
 from django.db import migrations
 
 from forum.migration_operations import RunSQLOnPostgreSQL

@@ -4,18 +4,23 @@ import pytest
 from django.db.models.signals import post_save
 
 from forum import announce
-from forum.models import AwaitingAct, Message, StateEvent, Thread
+from forum.actors import Actor
+from forum.models import AwaitingAct, Message, StateEvent, Thread, Token
+from forum.tokens import token_revoke, token_rotate, token_update
 from tests.forum.expect import refused
+
+
+OPERATOR = Actor.for_operator("tests")
 
 
 @pytest.fixture
 def heard():
     """The announcements made while a test runs, in order."""
     found = []
-    for write in announce.WRITES:
+    for write in (*announce.WRITES, announce.TOKEN_WRITE):
         announce.listen(write, found.append)
     yield found
-    for write in announce.WRITES:
+    for write in (*announce.WRITES, announce.TOKEN_WRITE):
         announce.LISTENERS[write].remove(found.append)
 
 
@@ -56,6 +61,24 @@ def test_a_refused_write_announces_nothing(as_alice, heard):
     assert [said.write for said in heard] == ["post"]
 
 
-@pytest.mark.parametrize("model", [Thread, Message, StateEvent])
+@pytest.mark.parametrize("write", [
+    lambda token: token_rotate(OPERATOR, token.pk, 60),
+    lambda token: token_update(OPERATOR, token.pk, token.rights, token.label, expires_at=None),
+    lambda token: token_revoke(OPERATOR, token.pk),
+], ids=["rotate", "update", "revoke"])
+def test_a_token_write_announces_which_token_it_changed(bob, heard, write):
+    """Followers opened with one of its credentials check it again: on SQLite nothing else wakes them."""
+    write(bob)
+    assert heard == [announce.TokenChanged(bob.pk)]
+
+
+def test_revoking_a_revoked_token_announces_nothing(bob, heard):
+    token_revoke(OPERATOR, bob.pk)
+    heard.clear()
+    assert token_revoke(OPERATOR, bob.pk) is False
+    assert heard == []
+
+
+@pytest.mark.parametrize("model", [Thread, Message, StateEvent, Token])
 def test_no_receiver_listens_to_the_saves_of_the_cores_models(model):
     assert not post_save.has_listeners(model)
