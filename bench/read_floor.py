@@ -11,6 +11,7 @@ from django.http import HttpResponse
 from rest_framework.renderers import JSONRenderer
 
 from forum.actors import Actor
+from forum.commit_order import START
 from forum.limits import limit
 from forum.listings import inbox_listing
 from forum.models import AwaitingAct
@@ -26,7 +27,7 @@ def read_floor(request):
         token = token_by_secret(request.headers.get("Authorization", "").partition(" ")[2])
         actor = Actor.for_token(token)
         listing = inbox_listing(actor.identity, AwaitingAct.ANSWER, "")
-        page = listing.page(listing.read(actor, 0, limit("page_size_default")), 0)
+        page = listing.page(listing.read(actor, START, limit("page_size_default")), START)
     except ParleyError as error:
         return json_refusal(error)
     return HttpResponse(RENDERER.render(page), content_type="application/json")

@@ -5,20 +5,7 @@ import hashlib
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-
-class CurrentTransaction(models.Expression):
-    """The writing transaction as a column's database default (what an INSERT that names no value gets):
-    `pg_current_xact_id()` on PostgreSQL, 0 elsewhere. A default, not a trigger, so that a dump restored
-    with pg_restore keeps the transactions its rows carry, and its cursors keep their places."""
-
-    output_field = models.BigIntegerField()
-    allowed_default = True
-
-    def as_sql(self, compiler, connection):
-        return "0", []
-
-    def as_postgresql(self, compiler, connection):
-        return "(pg_current_xact_id()::text::bigint)", []
+from forum.migration_operations import CurrentTransaction
 
 
 class Right(models.TextChoices):

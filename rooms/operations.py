@@ -198,6 +198,10 @@ ROOM_LOG = Operation(
     input=lambda: Obj({**ROOM_ARG, **paging_fields()}, required=["room"]), output=list_schema(LOG_ENTRY_SCHEMA),
     run=run_room_log)
 
+# Served over REST only (rooms.api), as the webhooks' operations are: outside forum.dispatch.OPERATIONS.
+ROOM_ADMINISTRATION = {operation.name: operation for operation in (
+    CREATE_ROOM, EDIT_ROOM, ADD_MEMBER, REMOVE_MEMBER, ARCHIVE_ROOM, ROOM_LOG)}
+
 
 def register_operations():
     for operation in (LIST_ROOMS, READ_ROOM, JOIN_ROOM, LEAVE_ROOM, MOVE_THREAD):

@@ -92,8 +92,9 @@ def test_every_module_the_table_allows_exists():
 
 @pytest.mark.parametrize("models", ["forum/models.py", "dialectic/models.py"])
 def test_models_import_nothing_above_them(models):
+    # forum.migration_operations imports Django alone: it holds the column defaults that migrations name too.
     above = [module for module in imported_modules(ROOT / models)
-             if module.split(".")[0] in PARTS and module != "forum.models"]
+             if module.split(".")[0] in PARTS and module not in {"forum.models", "forum.migration_operations"}]
     assert above == []
 
 

@@ -3,7 +3,7 @@ column's default, as forum 0015 sets it up), kept on updates by the forum's trig
 claims keep 0."""
 from django.db import migrations, models
 
-import forum.models
+import forum.migration_operations
 from forum.migration_operations import RunSQLOnPostgreSQL
 
 CREATE = """
@@ -33,7 +33,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='claim',
             name='xact',
-            field=models.BigIntegerField(db_default=forum.models.CurrentTransaction(), editable=False),
+            field=models.BigIntegerField(db_default=forum.migration_operations.CurrentTransaction(), editable=False),
         ),
         migrations.AddIndex(
             model_name='claim',

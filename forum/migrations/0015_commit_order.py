@@ -2,13 +2,13 @@
 cursor walks records the transaction that wrote it. Rows already there keep 0 (the column is added with
 that constant default first), so that a cursor issued before this migration (a bare position, read as
 transaction 0) continues where it stopped; then the default becomes the writing transaction,
-`pg_current_xact_id()` on PostgreSQL (forum.models.CurrentTransaction; SQLite, one writer at a time, keeps 0).
+`pg_current_xact_id()` on PostgreSQL (forum.migration_operations.CurrentTransaction; SQLite, one writer at a time, keeps 0).
 
 A trigger keeps a row's transaction on later updates, whatever a statement sends, and gives a thread a new
 `awaiting_xact` whenever its `awaiting_seq` moves (it enters the inbox anew)."""
 from django.db import migrations, models
 
-import forum.models
+import forum.migration_operations
 from forum.migration_operations import RunSQLOnPostgreSQL
 
 CREATE = """
@@ -88,17 +88,17 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='stateevent',
             name='xact',
-            field=models.BigIntegerField(db_default=forum.models.CurrentTransaction(), editable=False),
+            field=models.BigIntegerField(db_default=forum.migration_operations.CurrentTransaction(), editable=False),
         ),
         migrations.AlterField(
             model_name='thread',
             name='awaiting_xact',
-            field=models.BigIntegerField(db_default=forum.models.CurrentTransaction(), editable=False),
+            field=models.BigIntegerField(db_default=forum.migration_operations.CurrentTransaction(), editable=False),
         ),
         migrations.AlterField(
             model_name='thread',
             name='xact',
-            field=models.BigIntegerField(db_default=forum.models.CurrentTransaction(), editable=False),
+            field=models.BigIntegerField(db_default=forum.migration_operations.CurrentTransaction(), editable=False),
         ),
         migrations.AddIndex(
             model_name='stateevent',

@@ -11,6 +11,7 @@ from parley_site.errors import reasons_table
 from tests.console.console import number, run_action
 from tests.mcp_bridge.conftest import McpAgent, refusal
 from tests.metrics.conftest import requests_counted
+from rooms.operations import ROOM_ADMINISTRATION
 from webhooks.operations import WEBHOOK_OPERATIONS
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +86,7 @@ def test_the_series_labels_take_values_from_closed_sets_only(as_alice, scrape):
     for (name, labels) in scrape():
         labels = dict(labels)
         if name.startswith("parley_requests"):
-            assert labels["operation"] in set(OPERATIONS) | set(WEBHOOK_OPERATIONS) | {"unknown"}
+            assert labels["operation"] in set(OPERATIONS) | set(WEBHOOK_OPERATIONS) | set(ROOM_ADMINISTRATION) | {"unknown"}
             assert labels["door"] in {"rest", "mcp", "admin", "stream"}
             assert labels["outcome"] in reasons | {"ok"}
 

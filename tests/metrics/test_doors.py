@@ -41,7 +41,8 @@ def streamed_operations():
 
 
 def resource_uris():
-    ids = {"parley://threads/{id}": "th_1", "parley://artifacts/{id}": "sha256:" + "0" * 64}
+    ids = {"parley://threads/{id}": "th_1", "parley://artifacts/{id}": "sha256:" + "0" * 64,
+           "parley://rooms/{id}": "rm_1"}
     return [item["uri"] for item in resources.RESOURCES] + [
         item["uriTemplate"].replace("{id}", ids[item["uriTemplate"]]) for item in resources.TEMPLATES]
 

@@ -24,7 +24,8 @@ def test_a_code_exchanged_with_its_verifier_gives_tokens_that_act_as_the_granted
     assert (answer["token_type"], answer["scope"], answer["expires_in"]) == ("Bearer", "read write", 3600)
     assert answer["access_token"].startswith("pa_") and answer["refresh_token"].startswith("pr_")
     assert whoami(answer["access_token"]).json() == {
-        "identity": "ainotes:claude-web", "label": "claude-web", "rights": ["read", "write"], "realm": "ainotes"}
+        "identity": "ainotes:claude-web", "label": "claude-web", "rights": ["read", "write"], "realm": "ainotes",
+        "moderates": [], "verifies": []}
 
 
 def test_the_authorization_answer_names_the_issuer(host, keeper_browser):
