@@ -107,7 +107,8 @@ class Thread(models.Model):
     created_at = models.DateTimeField(_("created at"))
     updated_at = models.DateTimeField(_("updated at"))
     message_count = models.PositiveIntegerField(_("message count"), default=0)
-    room_number = models.BigIntegerField(_("room"), default=DEFAULT_ROOM_NUMBER)  # §20
+    # §20. Also the database's default, so that rows written by SQL alone (a bulk load) land in the default room.
+    room_number = models.BigIntegerField(_("room"), default=DEFAULT_ROOM_NUMBER, db_default=DEFAULT_ROOM_NUMBER)
     first_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
     last_message = models.ForeignKey("Message", null=True, on_delete=models.PROTECT, related_name="+")
 
@@ -220,7 +221,7 @@ class StateEvent(models.Model):
     # The transaction that recorded the event: with the id, its place in the list (forum.commit_order).
     xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
     # §20: the thread's room when the event was recorded, and for a move the room it left (else null).
-    room_number = models.BigIntegerField(_("room"), default=DEFAULT_ROOM_NUMBER)
+    room_number = models.BigIntegerField(_("room"), default=DEFAULT_ROOM_NUMBER, db_default=DEFAULT_ROOM_NUMBER)
     from_room_number = models.BigIntegerField(_("from room"), null=True, blank=True)
 
     class Meta:

@@ -18,12 +18,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='stateevent',
             name='room_number',
-            field=models.BigIntegerField(default=1, verbose_name='room'),
+            field=models.BigIntegerField(db_default=1, default=1, verbose_name='room'),
         ),
         migrations.AddField(
             model_name='thread',
             name='room_number',
-            field=models.BigIntegerField(default=1, verbose_name='room'),
+            field=models.BigIntegerField(db_default=1, default=1, verbose_name='room'),
         ),
         migrations.AddIndex(
             model_name='thread',
