@@ -86,7 +86,8 @@ def test_a_dump_taken_under_load_restores_into_a_fresh_database_that_serves_the_
         inbox_after, _ = page_to_the_end(copy_reader, "/api/v1/inbox", marks["inbox_cursor"])
 
     with django_db_blocker.unblock(), every_query_on(scratch_database):
-        in_copy = [f"ev_{pk}" for pk in StateEvent.objects.order_by("id").values_list("id", flat=True)]
+        # The events list's order: commit order, the writing transaction then the id (forum.commit_order).
+        in_copy = [f"ev_{pk}" for pk in StateEvent.objects.order_by("xact", "id").values_list("id", flat=True)]
         written_on_the_copy = [int(asked["message"]["id"][4:])] if status == 201 else []
         problems = (copy_holds_what_was_acknowledged(ledger, marks["dump_started"], written_on_the_copy)
                     + thread_chains_consistent() + nothing_accepted_after_a_confirmed_close())

@@ -198,7 +198,7 @@ def test_revocation_expiry_and_rotation_of_a_token_take_effect_at_once_while_the
         with transaction.atomic(using=ALIAS):  # the services lock the token row there
             token_revoke(OPERATOR, revoked.pk)
             token_update(OPERATOR, expiring.pk, {"read"}, "", expires_at=timezone.now() - timedelta(seconds=1))
-            _, new_secret = token_rotate(OPERATOR, rotated.pk)
+            new_secret = token_rotate(OPERATOR, rotated.pk).secret
         answers = [http_agent(server, token).get("/api/v1/whoami") for token in (revoked, expiring, rotated)]
         assert [(status, body["error"]["reason"]) for status, body, _ in answers] == [(401, "token_invalid")] * 3
         status, me, _ = http_agent(server, new_secret).get("/api/v1/whoami")
