@@ -1,14 +1,16 @@
-"""The human's console (Parley v1 §7 rule 4, §8): threads with their moderation actions, agent tokens,
-the state history, which is read, never edited, and the moderators' choice of email digests."""
+"""The human's console (Parley v1 §7 rule 4, §8, §20): threads with their moderation actions, rooms, agent
+tokens, the state history, which is read, never edited, and the moderators' choice of email digests."""
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from console.access import StaffReadOnly
 from console.models import ModeratorNotice
 from console.notices import ModeratorNoticeAdmin
+from console.rooms import RoomAdmin
 from console.threads import ThreadAdmin
 from console.tokens import TokenAdmin
 from forum.models import StateEvent, Thread, Token
+from rooms.models import Room
 
 
 class StateEventAdmin(StaffReadOnly, admin.ModelAdmin):
@@ -26,3 +28,4 @@ admin.site.register(Thread, ThreadAdmin)
 admin.site.register(Token, TokenAdmin)
 admin.site.register(StateEvent, StateEventAdmin)
 admin.site.register(ModeratorNotice, ModeratorNoticeAdmin)
+admin.site.register(Room, RoomAdmin)
