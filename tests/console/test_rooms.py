@@ -285,3 +285,27 @@ def test_the_room_list_reads_in_a_bounded_number_of_queries(console, design, ops
                                                            django_assert_max_num_queries):
     with django_assert_max_num_queries(16):
         assert console.get(ROOMS).status_code == 200
+
+
+# --- German --------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("language, shown, not_shown", [
+    ("de", ["Moderatoren und Prüfer", "Raumprotokoll", "Mitglied hinzufügen", "Sichtbarkeit und Verlauf"],
+     "Moderators and verifiers"),
+    ("en", ["Moderators and verifiers", "Room log", "Add member", "Visibility and history"],
+     "Moderatoren und Prüfer"),
+])
+def test_a_rooms_page_speaks_the_language_the_browser_asks_for(console, design, language, shown, not_shown):
+    console.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    html = console.get(room_url(design)).content.decode()
+
+    assert all(text in html for text in shown) and not_shown not in html
+
+
+def test_a_room_act_reports_in_german_and_a_refusal_keeps_the_apis_reason(console, design, bob):
+    console.defaults["HTTP_ACCEPT_LANGUAGE"] = "de"
+
+    done = act_on(console, design, "appoint", identity=bob.identity, role="verifier")
+    refused = act_on(console, design, "add_member", identity="ainotes:nobody")
+
+    assert reports(done) == [("success", f"Raum rm_{design.pk}: {bob.identity} ist verifier des Raums")]
+    assert reports(refused)[0][1].startswith(f"Raum rm_{design.pk}: abgelehnt — not_found: ")
