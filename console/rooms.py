@@ -115,8 +115,9 @@ class RoomAdmin(admin.ModelAdmin):
             "members": list(selectors.room_members(room)),
             "log": list(selectors.room_log_newest(room, LOG_SHOWN)) if moderates else None,
             "moderates": moderates, "is_human": can_act_as_human(request.user),
-            "other_rooms": others, "roles": Role.choices, "visibilities": Visibility.choices,
-            "histories": History.choices,
+            # The API's own words (§20), in every language: they are what the room reads as.
+            "other_rooms": others, "roles": Role.values, "visibilities": Visibility.values,
+            "histories": History.values,
         })
 
     def act_view(self, request, object_id):
