@@ -107,7 +107,8 @@ class RoomAdmin(admin.ModelAdmin):
         except NotFound:
             raise Http404(_("no such room")) from None
         moderates = selectors.actor_moderates(actor, room)
-        others = [other for other in selectors.visible_rooms(actor).order_by("id") if other.pk != room.pk]
+        others = [other for other in selectors.moderated_room_list(actor).filter(archived_at__isnull=True)
+                  .order_by("id") if other.pk != room.pk]
         return TemplateResponse(request, "admin/rooms/room/page.html", {
             **self.admin_site.each_context(request), "opts": self.opts, "room": room,
             "title": _("Room rm_%(room)s: %(name)s") % {"room": room.pk, "name": room.name},

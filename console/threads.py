@@ -27,7 +27,7 @@ from forum.models import Right
 from forum.selectors import pending_proposal, thread_get, thread_history
 from parley_site.errors import NotFound
 from rooms.models import Room
-from rooms.selectors import moderates_any, visible_rooms
+from rooms.selectors import moderated_room_list, moderates_any
 
 PROPOSAL_OPERATIONS = ("confirm", "dismiss")
 
@@ -113,8 +113,8 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
                 "thread": thread, "outline": outline, "history": thread_history(actor, thread),
                 "post_form": HumanPostForm(messages=outline), "reason_form": ReasonForm(),
                 "can_moderate": self.has_moderate_permission(request), "can_settle": moderates_room,
-                "move_rooms": [room for room in visible_rooms(actor).filter(archived_at__isnull=True).order_by("id")
-                               if room.pk != thread.room_number] if moderates_room else [],
+                "move_rooms": [room for room in moderated_room_list(actor).filter(archived_at__isnull=True)
+                               .order_by("id") if room.pk != thread.room_number] if moderates_room else [],
                 **(extra_context or {}),
             }
         return super().change_view(request, object_id, form_url, extra_context)

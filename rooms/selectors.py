@@ -100,6 +100,14 @@ def visible_rooms(actor):
     return Room.objects.filter(visible) if visible is not None else Room.objects.all()
 
 
+def moderated_room_list(actor):
+    """The rooms `actor` moderates, as a queryset: every room for lock holders and the human, else the rooms
+    it is appointed to moderate and their children (§20): where it may move a thread to."""
+    if can_moderate(actor):
+        return Room.objects.all()
+    return Room.objects.filter(appointed_rooms(actor.identity, Role.MODERATOR))
+
+
 def moderates_any(actor):
     """Whether `actor` moderates some room: lock holders and the human all of them, an appointed line its
     rooms (and their children)."""

@@ -251,6 +251,17 @@ def test_a_staff_user_scoped_to_one_room_confirms_there_and_not_elsewhere(scoped
     assert thread_of(other).is_pending and stored() == before
 
 
+def test_a_staff_user_scoped_to_some_rooms_is_offered_only_those_to_move_a_thread_to(scoped, design, ops,
+                                                                                     as_alice):
+    room_create(OPERATOR, {"slug": "misc", "name": "Misc"})
+    appointment_add(OPERATOR, "ops", "human:sam", "moderator")
+    thread = as_alice.ask("Where to?", room="design")
+
+    page = scoped.get(thread_url(thread))
+
+    assert [room.slug for room in page.context["move_rooms"]] == ["ops"]
+
+
 # --- the moderation queue ------------------------------------------------------------------------------------
 def queue_of(client, **params):
     response = client.get("/admin/forum/thread/", {"pending": "yes", **params})
