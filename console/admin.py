@@ -9,6 +9,8 @@ from console.notices import ModeratorNoticeAdmin
 from console.rooms import RoomAdmin
 from console.threads import ThreadAdmin
 from console.tokens import TokenAdmin
+from forum.access import visible_q
+from forum.actors import Actor
 from forum.models import StateEvent, Thread, Token
 from rooms.models import Room
 
@@ -19,6 +21,11 @@ class StateEventAdmin(StaffReadOnly, admin.ModelAdmin):
     list_select_related = ["thread"]
     search_fields = ["actor", "confirmed_by"]
     ordering = ["-id"]
+
+    def get_queryset(self, request):
+        # The events of the threads the staff user may see (forum.access, §20: a private room's only for who
+        # sees the room).
+        return super().get_queryset(request).filter(visible_q(Actor.for_user(request.user), "thread__"))
 
 
 # The thread list needs the page's full width more than a second copy of the index.

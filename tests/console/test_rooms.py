@@ -320,3 +320,15 @@ def test_a_room_act_reports_in_german_and_a_refusal_keeps_the_apis_reason(consol
 
     assert reports(done) == [("success", f"Raum rm_{design.pk}: {bob.identity} ist verifier des Raums")]
     assert reports(refused)[0][1].startswith(f"Raum rm_{design.pk}: abgelehnt — not_found: ")
+
+
+def test_the_state_history_list_hides_a_private_rooms_events_from_a_staff_user_who_may_not_see_it(
+        reader_console, console, leads, as_mod):
+    thread = number(as_mod.ask("Among the leads", room="leads"))
+    events = StateEvent.objects.filter(thread_id=thread).count()
+
+    def listed(client):
+        return [event.thread_id for event in client.get("/admin/forum/stateevent/").context["cl"].result_list]
+
+    assert thread not in listed(reader_console)
+    assert listed(console).count(thread) == events > 0
