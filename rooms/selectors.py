@@ -11,7 +11,8 @@ from forum.selectors import page
 from parley_site.errors import LimitExceeded, NotFound, TokenRightMissing
 from rooms.models import Appointment, History, LogEntry, Membership, Role, Room, Visibility
 from rooms.policies import moderates, parse_room_ref, your_role
-from rooms.sight_sql import TooEarly, blind_rooms, moderated_room_numbers, verified_room_numbers
+from rooms.sight_sql import (TooEarly, blind_rooms, moderated_room_numbers, reached_room_numbers,
+                             verified_room_numbers)
 
 
 def rooms_limit(name):
@@ -49,11 +50,9 @@ def sight(actor):
 
 def reach(actor):
     """The profile's `reach` (§20, amending §11): a question to `anyone` enters the inboxes of the unmuted
-    members of its room. Every line is a member of the default room until it leaves or mutes it."""
-    unmuted = current_memberships(actor.identity).filter(muted=False).values("room_id")
-    opted_out = Membership.objects.filter(identity=actor.identity, room_id=DEFAULT_ROOM_NUMBER).filter(
-        Q(left_at__isnull=False) | Q(muted=True))
-    return Q(room_number__in=unmuted) | (Q(room_number=DEFAULT_ROOM_NUMBER) & ~Exists(opted_out))
+    members of its room. Every line is a member of the default room until it leaves or mutes it. SQL, as
+    `sight` (rooms.sight_sql)."""
+    return Q(room_number__in=reached_room_numbers(actor.identity, DEFAULT_ROOM_NUMBER))
 
 
 def narrow(actor, args):

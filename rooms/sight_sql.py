@@ -31,6 +31,17 @@ MODERATED_ROOMS = f"SELECT id FROM rooms_room WHERE id IN ({MODERATED}) OR paren
 VERIFIED = "SELECT room_id FROM rooms_appointment WHERE identity = %s AND role = 'verifier'"
 
 
+# §20 (amending §11): the rooms whose questions to `anyone` reach the line's inbox: those it is an unmuted
+# current member of, and the default room unless it left or muted it (no row there: a member).
+REACHED = ("SELECT room_id FROM rooms_membership WHERE identity = %s AND left_at IS NULL AND NOT muted "
+           "UNION ALL SELECT %s WHERE NOT EXISTS (SELECT 1 FROM rooms_membership WHERE identity = %s "
+           "AND room_id = %s AND (left_at IS NOT NULL OR muted))")
+
+
+def reached_room_numbers(identity, default_room):
+    return RawSQL(REACHED, (identity, default_room, identity, default_room))
+
+
 def moderated_room_numbers(identity):
     """The rooms `identity` moderates, appointed to them or to their parent (§20), for `room_number__in`."""
     return RawSQL(MODERATED_ROOMS, (identity, identity))

@@ -123,6 +123,27 @@ class Sight:
         return number in self.threads
 
 
+def inbox_oracle(actor, sight):
+    """§11 with §20's amendment, read plainly: the visible threads awaiting an answer from the line itself,
+    or from `anyone` in a room the line is an unmuted member of (the default room without a row: a member),
+    but not a question the line asked itself (its unnamed extension)."""
+    from forum.models import DEFAULT_ROOM_NUMBER
+    from rooms.models import Membership
+
+    rows = {membership.room_id: membership for membership in Membership.objects.filter(identity=actor.identity)}
+
+    def reached(room):
+        row = rows.get(room)
+        if row is None:
+            return room == DEFAULT_ROOM_NUMBER
+        return row.left_at is None and not row.muted
+
+    return sorted(thread.pk for thread in Thread.objects.filter(pk__in=sight.threads, awaiting_act="answer")
+                  if not (thread.awaiting_by_identity == actor.identity and thread.awaiting_by_extension == "")
+                  and (thread.awaiting_from == actor.identity
+                       or (thread.awaiting_from == "anyone" and reached(thread.room_number))))
+
+
 def oracle(actor):
     """§20 "Who sees what", read plainly: a public room every caller with `read`; a private one its current
     members (a `joined` room: the threads opened since the membership began), its moderators and its
