@@ -208,7 +208,7 @@ def measure(layout, threads, requests, secrets):
 
 
 def report(results, requests):
-    lines = [f"| operation | with rooms (p50 ms) | without (p50 ms) | ratio | queries with / without |",
+    lines = ["| operation | with rooms (p50 ms) | without (p50 ms) | ratio | queries with / without |",
              "|---|---|---|---|---|"]
     for name, (with_rooms, without, queries_with, queries_without) in results.items():
         ratio = with_rooms / without
