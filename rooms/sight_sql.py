@@ -70,7 +70,8 @@ class TooEarly(Expression):
         self.room, self.created = room or F("room_number"), created or F("created_at")
 
     def __eq__(self, other):  # equal conditions let followers share a read (feed.follow.SharedReads)
-        return isinstance(other, TooEarly) and other.identity == self.identity
+        return isinstance(other, TooEarly) and (other.identity, other.room, other.created) == (
+            self.identity, self.room, self.created)
 
     def __hash__(self):
         return hash((TooEarly, self.identity))

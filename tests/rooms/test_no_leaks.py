@@ -13,7 +13,7 @@ from rooms.models import Room
 from tests.rooms.world import (MISSING, WORLDS, as_missing, assert_answers_as_missing, answer, build, inbox_oracle,
                                items, numbers, oracle, paged)
 
-EXAMPLES = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+EXAMPLES = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def check_threads(actor, sight):
