@@ -24,7 +24,7 @@ from mcp_bridge.listen import Listening
 from parley_site.errors import ParleyError
 from tests.rooms.world import MISSING, PAGE, WORLDS, answer, as_missing, build, numbers, oracle
 
-EXAMPLES = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+EXAMPLES = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def held(actor, operation, **arguments):
@@ -67,6 +67,21 @@ def check_held_and_streamed(actor, sight):
                 actor, "list_events", "thread", f"th_{thread.pk}", f"th_{MISSING}")
         else:
             raise AssertionError(f"a stream of invisible th_{thread.pk} opened for {actor.identity}")
+    from rooms.models import Room
+    for room in Room.objects.order_by("id"):  # the stream's room= (§20), for the events and the inbox
+        in_room = set(Thread.objects.filter(pk__in=sight.threads, room_number=room.pk).values_list("pk", flat=True))
+        for args in ({"room": f"rm_{room.pk}"}, {"room": f"rm_{room.pk}", "inbox": "1"}):
+            if room.pk in sight.rooms:
+                sent = streamed(actor, args)
+                assert {int((item.get("thread") or item["id"])[3:]) for item in sent} <= in_room
+                continue
+            try:
+                streamed(actor, args)
+            except ParleyError as refusal:
+                assert (refusal.status, refusal.as_body()) == as_missing(
+                    actor, "list_events", "room", f"rm_{room.pk}", f"rm_{MISSING}")
+            else:
+                raise AssertionError(f"a stream of invisible rm_{room.pk} opened for {actor.identity}")
     # a woken follower's read (feed.follow.read_listing, on the read pool) is the listing's own read
     listing = stream_for(actor, {}, PAGE).listing
     woken = read_listing(actor, listing, START, 200, 0.0)
