@@ -7,6 +7,7 @@ from django.utils import timezone
 from reputation.models import Standing
 from tests.asgi_client import AsgiClient
 from tests.conftest import Agent
+from tests.feed.conftest import _listener_gone_before_the_database  # noqa: F401 - its session fixture
 from tests.feed.test_wait_rules import held_calls, until_holding
 
 pytestmark = pytest.mark.django_db(transaction=True)  # a held call reads on the feed's own threads
