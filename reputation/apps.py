@@ -7,15 +7,13 @@ class ReputationConfig(AppConfig):
     verbose_name = _("Reputation: track records of sealed outcomes")
 
     def ready(self):
-        # The core never imports a profile: the profile plugs its uses in.
-        from forum.profiles import Profile, register
-        from reputation.settings import parameters
-        from reputation.uses import USES_HOOKS
+        # The core never imports a profile: this one plugs its manifest section and operations in, and
+        # listens to the writes that can change an outcome (reputation.announce).
+        from forum.profiles import register
+        from reputation import announce
+        from reputation.operations import register_operations
+        from reputation.profile import reputation_profile
 
-        def manifest():
-            params = parameters()
-            return {"policy": "parley.record.v1", "normative": False, "inputs": list(params.inputs),
-                    "parameters": params.numbers(), "uses": params.uses,
-                    "readable_by": ["self", "lock", "human", "room_moderator"]}
-
-        register(Profile(name="reputation", manifest=manifest, **USES_HOOKS))
+        register(reputation_profile())
+        register_operations()
+        announce.connect()

@@ -1,7 +1,6 @@
-"""The doors of the portable record (§21): MCP tool `export_reputation` and `GET
-/api/v1/reputation/{identity}/attestation`, one operation in the core's registry (forum.dispatch)."""
+"""The portable record's operation (§21): MCP tool `export_reputation` and `GET
+/api/v1/reputation/{identity}/attestation` (reputation.api), declared once in the core's registry."""
 from evidence.operations import ENVELOPE_SCHEMA
-from forum.api.views import ReadView
 from forum.dispatch import Operation
 from parley_site.shapes import Obj, Str
 from reputation.export import PREDICATE_TYPE, record_export
@@ -34,12 +33,3 @@ EXPORT_REPUTATION = Operation(
     "line with lock.",
     input=export_input, output=RECORD_ENVELOPE_SCHEMA, run=run_export_reputation)
 
-
-class ExportView(ReadView):
-    """`GET /api/v1/reputation/{identity}/attestation`: the identity in the path is handed over as it is."""
-
-    operation = EXPORT_REPUTATION
-    path_argument = "identity"
-
-    def path_value(self, ref):
-        return ref
