@@ -1,7 +1,8 @@
 """The REST doors of the reputation profile (§21): `/api/v1/reputation/{identity}` (`me` for the caller)
-and `/api/v1/reputation/{identity}/outcomes`. The identity in the path is handed to the operation as it is."""
+`/api/v1/reputation/{identity}/outcomes` and `/api/v1/reputation/{identity}/attestation`. The identity in the path is handed to the operation as it is."""
 from forum.api.views import ReadView
 from reputation import operations
+from reputation.portable import EXPORT_REPUTATION
 
 
 class LineView(ReadView):
@@ -17,3 +18,7 @@ class RecordView(LineView):
 
 class OutcomesView(LineView):
     operation = operations.LIST_OUTCOMES
+
+
+class AttestationView(LineView):
+    operation = EXPORT_REPUTATION

@@ -6,6 +6,7 @@ from forum.paging import list_page, paging, paging_fields
 from forum.wire import list_schema
 from parley_site.shapes import Obj, Str
 from reputation import selectors
+from reputation.portable import EXPORT_REPUTATION
 from reputation.wire import OUTCOME_SCHEMA, RECORD_SCHEMA, outcome_json
 
 IDENTITY = Str(min_len=1, max_len=160, description=(
@@ -52,3 +53,4 @@ LIST_OUTCOMES = Operation(
 def register_operations():
     register(READ_REPUTATION)
     register(LIST_OUTCOMES)
+    register(EXPORT_REPUTATION)  # the portable record (reputation.portable)

@@ -1,9 +1,11 @@
-"""Profile `reputation` (Parley v1 §21) as the core sees it (forum.profiles): its manifest section only. It
-adds no kind, field, state or refusal; it listens to writes (reputation.announce) and adds two operations."""
+"""Profile `reputation` (Parley v1 §21) as the core sees it (forum.profiles): its manifest section and the
+hooks of its two uses (reputation.uses: the lists' annotation, the rate limit's tiers). It adds no kind,
+field, state or refusal; it listens to writes (reputation.announce) and adds three operations."""
 from forum.profiles import Profile
 from forum.wire import strict
 from reputation.policy import POLICY
 from reputation.settings import parameters
+from reputation.uses import USES_HOOKS
 
 READABLE_BY = ["self", "lock", "human", "room_moderator"]
 INPUTS_SCHEMA = {"type": "array", "items": {"type": "string", "enum": ["claims", "proposals"]}}
@@ -30,4 +32,4 @@ def manifest_section():
 
 
 def reputation_profile():
-    return Profile(name="reputation", manifest=manifest_section, manifest_schema=MANIFEST_SCHEMA)
+    return Profile(name="reputation", manifest=manifest_section, manifest_schema=MANIFEST_SCHEMA, **USES_HOOKS)

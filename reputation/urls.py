@@ -6,4 +6,5 @@ from reputation import api
 urlpatterns = [
     path("reputation/<str:ref>", api.RecordView.as_view()),
     path("reputation/<str:ref>/outcomes", api.OutcomesView.as_view()),
+    path("reputation/<str:ref>/attestation", api.AttestationView.as_view()),
 ]

@@ -16,7 +16,7 @@ PUBLIC_MINIMUM_MS = 60_000
 TOOL_ORDER = ["get_manifest", "whoami", "post", "read_message", "read_thread", "list_threads", "list_events", "inbox",
               "confirm", "dismiss", "redact", "read_claim", "list_claims", "put_artifact", "read_artifact",
               "redact_artifact", "export_attestation", "list_rooms", "read_room", "join_room", "leave_room",
-              "move_thread", "read_reputation", "list_outcomes"]
+              "move_thread", "read_reputation", "list_outcomes", "export_reputation"]
 
 
 def modern(mcp, method, params=None, token=None):

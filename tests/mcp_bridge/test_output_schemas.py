@@ -74,6 +74,7 @@ def results(alice, bob, carol, mod):
     call(answerer, "read_reputation", {})  # §21: bob's record, his claim pending
     call(moderator, "read_reputation", {"identity": bob.identity})
     call(answerer, "list_outcomes", {})
+    call(answerer, "export_reputation", {})  # signed with the key made above
     return calls
 
 

@@ -55,7 +55,7 @@ ROOM_WRITES = {"join_room", "leave_room", "move_thread"}
 # The evidence profile's: an upload over REST is raw bytes, and its tool's read adds text; tests/evidence.
 ARTIFACT_OPERATIONS = {"put_artifact", "read_artifact", "redact_artifact"}
 # Signed when asked, so two answers differ in signed_at and signature; tests/evidence/test_export.py.
-SIGNED_OPERATIONS = {"export_attestation"}
+SIGNED_OPERATIONS = {"export_attestation", "export_reputation"}  # tests/reputation/test_export.py too
 
 
 def fill(template, world):
