@@ -138,8 +138,9 @@ def _with_history(actor, claim):
 
 def claim_redact(message):
     """The profile's `redact` hook (§17), inside the core's redaction with the thread locked: erases the
-    statement and proofs of the claim `message` asserted, or the proofs of the act it was. The claim keeps
-    its state and history; it reads statement "" with `redacted` (dialectic.wire)."""
+    statement, its SHA-256 (a short secret is found again from its digest) and proofs of the claim `message`
+    asserted, or the proofs of the act it was. The claim keeps its state and history; it reads statement ""
+    with `redacted` (dialectic.wire), and no longer matches another claim's statement (§21's overturn)."""
     claim = Claim.objects.select_for_update().filter(message=message).first()
     act = ClaimAct.objects.select_related("claim").filter(message=message).first()
     if claim is None and act is None:
@@ -147,8 +148,8 @@ def claim_redact(message):
     texts = []
     if claim is not None:
         texts += [claim.statement, *_proof_texts(claim.proofs)]
-        claim.statement, claim.proofs = "", []
-        claim.save(update_fields=["statement", "proofs"])
+        claim.statement, claim.statement_sha256, claim.proofs = "", "", []
+        claim.save(update_fields=["statement", "statement_sha256", "proofs"])
     if act is not None:
         texts += _proof_texts(act.proof)
         act.proof = []

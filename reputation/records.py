@@ -59,15 +59,18 @@ def refresh_line(identity, now=None):
     return rows
 
 
-def lines_touched(claims=(), threads=(), marks=False):
+def lines_touched(claims=(), threads=(), marks=False, rooms=()):
     """The lines whose records the claims `claims`, or the claims and (with `marks`) the proposals of the
     threads `threads`, can change: those who asserted or acted on them or on a claim with the same statement
-    (§21's overturns). The human has no record."""
+    (§21's overturns), and every line with a record in one of `rooms` (a redaction erased a statement's
+    digest, so the claims it matched can no longer be found by it). The human has no record."""
     numbers = set(claims) | set(Claim.objects.filter(thread_id__in=threads).values_list("pk", flat=True))
     digests = Claim.objects.filter(pk__in=numbers).exclude(statement_sha256="").values("statement_sha256")
     related = Claim.objects.filter(Q(pk__in=numbers) | Q(statement_sha256__in=digests))
     lines = set(related.values_list("asserted_identity", flat=True))
     lines |= set(ClaimAct.objects.filter(claim__in=related.values("pk")).values_list("identity", flat=True))
+    lines |= set(Standing.objects.filter(scope__in=[f"rm_{room}" for room in rooms])
+                 .values_list("identity", flat=True))
     if marks:
         lines |= set(StateEvent.objects.filter(thread_id__in=threads, claim_number__isnull=True, origin=Origin.LLM)
                      .values_list("actor", flat=True))

@@ -7,9 +7,9 @@ from reputation import records
 
 
 @task()
-def refresh(claims=(), threads=(), marks=False):
+def refresh(claims=(), threads=(), marks=False, rooms=()):
     """Recompute the served records of the lines a committed write touched (reputation.records.lines_touched)."""
-    records.refresh_lines(records.lines_touched(claims, threads, marks))
+    records.refresh_lines(records.lines_touched(claims, threads, marks, rooms))
 
 
 @task()

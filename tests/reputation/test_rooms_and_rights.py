@@ -2,8 +2,11 @@
 holds at once, a move carries a thread's outcomes to its new room's scope, and no record ever includes an
 outcome of a thread its reader may not see."""
 import pytest
+from django.utils import timezone
 
+from dialectic.models import Claim
 from forum.actors import Actor
+from reputation.records import differences
 from reputation.selectors import counted, read_record
 from tests.conftest import Agent
 from tests.reputation.conftest import assert_claim, claim_act, sealed_claim
@@ -131,3 +134,25 @@ def test_a_move_carries_a_threads_outcomes_to_the_new_rooms_scope(as_alice, as_b
     assert as_mod.post(f"/api/v1/threads/{thread}/move", {"room": lab}).status_code == 200
     run_refreshes()
     assert set(record_of(as_mod, as_alice.identity).json()["rooms"]) == {lab}
+
+
+def test_redacting_the_overturning_claim_lets_the_first_refutation_hold_again(as_alice, as_carol, as_vera, as_mod,
+                                                                              make_token, run_refreshes):
+    """§17 erases a redacted claim's statement, and with it the digest that matched it to another (a short
+    secret is found again from its SHA-256): the overturn it made goes, and every record agrees with --check."""
+    as_walt = Agent(make_token("walt", ("read", "write", "verify")))
+    thread = as_alice.ask("Is it so?")
+    claim = assert_claim(as_alice, thread, "Water boils at 100 C at sea level.")
+    claim_act(as_vera, "refute", claim, thread)  # a line with `verify`: it holds at once
+    _, other = sealed_claim(as_carol, as_alice, as_walt, statement="Water boils at 100 C at sea level.")
+    run_refreshes()
+    assert record_of(as_vera).json()["global"]["outcomes"] == {"overturned": 1}
+    overturning = Claim.objects.get(pk=int(other.removeprefix("cl_")))
+    redacted = as_mod.post(f"/api/v1/messages/msg_{overturning.message_id}/redact", {"reason": "A leaked secret."})
+    assert redacted.status_code == 200, redacted.json()
+    overturning.refresh_from_db()
+    assert (overturning.statement, overturning.statement_sha256) == ("", "")
+    run_refreshes()
+    assert record_of(as_vera).json()["global"]["outcomes"] == {}
+    assert record_of(as_alice).json()["global"]["outcomes"] == {"refuted": 1, "attest_held": 1}
+    assert differences(timezone.now()) == []
