@@ -12,7 +12,9 @@
 3. Measures `read_reputation` against `whoami` through the full request stack in this process (Django's
    test client), REST and MCP, alternating batch by batch: wall clock p50 per request, and CPU per request
    (this process, which is the server here, plus its PostgreSQL backend, read from /proc); target: at most
-   READ_TARGET x whoami.
+   READ_TARGET x whoami. The measured line is an ordinary member (it may not see every thread, so its
+   record is computed from the facts it may see at each read), or with --reader-lock a lock holder (it sees
+   every thread: the stored record is served).
 4. Counts the queries of a plain `post` (a note: it touches no claim) with the profile's listeners in
    forum.announce and with them taken out: the refresh path must add none.
 It prints the figures and verdicts; it is not a test (tests/bench/test_reputation.py runs it at a tiny size
@@ -46,6 +48,8 @@ def arguments(argv=None):
     parser.add_argument("--tokens", type=int, default=3_000)
     parser.add_argument("--rooms", type=int, default=100, help="rooms in all, the default room included")
     parser.add_argument("--requests", type=int, default=200, help="per operation (a multiple of 10)")
+    parser.add_argument("--reader-lock", action="store_true",
+                        help="the measured line holds `lock` (it sees every thread: its record is served as stored)")
     parser.add_argument("--reuse", action="store_true", help="keep an already seeded database")
     return parser.parse_args(argv)
 
@@ -296,6 +300,7 @@ def run(args):
     setup_django(args.database_url)
     from bench import rooms as bench_rooms
     from bench.seed import bench_secret, current_size
+    from forum.models import Token
 
     started = time.perf_counter()
     seed_claims(args.claims, args.tokens)
@@ -304,6 +309,7 @@ def run(args):
     print(f"claims and rooms seeded in {time.perf_counter() - started:.1f} s", flush=True)
     size = current_size()
     rebuilt = rebuild()
+    Token.objects.filter(handle=f"bench{MEASURED_TOKEN}").update(can_lock=args.reader_lock)
     reads = measure_reads(bench_secret(MEASURED_TOKEN), args.requests)
     posts = post_queries(bench_secret(POSTER_TOKEN), note_threads(size.threads, args.tokens))
     return report(size, args.claims, rebuilt, reads, posts)
