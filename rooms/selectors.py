@@ -4,6 +4,7 @@ list (`narrow`). Each is a queryset condition, so what is hidden is never fetche
 from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q
 
+from forum import commit_order
 from forum.access import require_right, visible_threads
 from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, MODERATOR, Right, Token
 from forum.policies import can_moderate
@@ -181,7 +182,9 @@ def actor_moderates(actor, room):
 
 
 def room_log(room, *, after, limit):
-    return page(LogEntry.objects.filter(room=room), "id", after, limit)
+    """The room's log after the Position `after`, in commit order (forum.commit_order): an entry whose
+    change is still in flight is held back, never passed over."""
+    return commit_order.page(LogEntry.objects.filter(room=room), after, limit)
 
 
 def known_identity(identity):
