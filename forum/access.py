@@ -122,6 +122,16 @@ def list_narrowing(actor, args):
     return _all(profile.narrow(actor, args) for profile in PROFILES.values() if profile.narrow is not None)
 
 
+def room_threads_q(actor, room):
+    """The Q on threads now in the room `room` names, if `actor` may see that room (rooms: the check of one
+    `room=` on a list, §20): else not_found (detail.object "room"), as for a room that does not exist; and
+    so too where no profile places threads in rooms."""
+    narrowed = list_narrowing(actor, {"room": room})
+    if narrowed is None:
+        raise NotFound("room", room)
+    return narrowed
+
+
 def inbox_reach(actor):
     """The Q on threads of which questions to `anyone` reach `actor`'s inbox (§11; rooms: the unmuted
     members of the thread's room, §20), or None for all of them."""
