@@ -104,6 +104,9 @@ class Profile:
     # §8 and §14.1 (rooms: a move awaited from a line that can no longer see the thread, §20).
     escalated: Callable | None = None
     whoami_properties: dict = field(default_factory=dict)
+    # places(actor) -> the places (rooms, §20) `actor` may see, as a frozenset of (number, archived, its last
+    # change) triples: for a follower told that they may have changed (an MCP listen's resources, §20).
+    places: Callable | None = None
 
 
 @dataclass(frozen=True)
