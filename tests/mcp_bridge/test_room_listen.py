@@ -139,3 +139,31 @@ def test_a_listen_on_a_room_is_told_when_a_thread_moves_out_of_it(asgi_server, m
     event, seconds = first_event(asgi_server, bob, mod, {"resource_subscriptions": [f"parley://rooms/{design}"]},
                                  then=move)
     assert event == ResourceUpdated(f"parley://rooms/{design}") and seconds < 1
+
+
+def test_a_listen_on_rooms_counts_against_the_lines_stream_limit(asgi_server, make_room, bob, settings):
+    make_room("design")
+    maximum = settings.PARLEY_FEED["streams_per_token_max"]
+
+    async def main():
+        async with http_client(asgi_server, bob.secret, "auto") as listener:
+            async with anyio.create_task_group() as holders:
+                opened = anyio.Semaphore(0)
+
+                async def hold():
+                    async with listener.listen(resource_subscriptions=["parley://rooms/design"]):
+                        opened.release()
+                        await anyio.sleep_forever()
+                for _ in range(maximum):
+                    holders.start_soon(hold)
+                for _ in range(maximum):
+                    await opened.acquire()
+                with pytest.raises(MCPError) as refused:
+                    async with listener.listen(resource_subscriptions=["parley://rooms"], resources_list_changed=True):
+                        pass
+                holders.cancel_scope.cancel()
+            return refused.value.error
+
+    error = anyio.run(main)
+    assert (error.code, error.data["reason"], error.data["detail"]["limit"]) == (
+        -32602, "limit_exceeded", "streams_per_token_max")
