@@ -23,7 +23,7 @@ def asgi_server(asgi_live_server):
 def first_event(url, listener, asker, listen, before=None, then=None):
     """Listen as `listener` (keyword arguments of the SDK's listen), run `before(asker client)` and wait
     QUIET_SECONDS, then `then(asker client)`: the first event the listen yields, and seconds since `then`
-    began (or since `before` ended without `then`)."""
+    was done (or `before`, without `then`)."""
     async def main():
         async with http_client(url, listener.secret, "auto") as client, \
                 http_client(url, asker.secret, "auto") as other:
@@ -31,9 +31,9 @@ def first_event(url, listener, asker, listen, before=None, then=None):
                 if before is not None:
                     await before(other)
                     await anyio.sleep(QUIET_SECONDS if then is not None else 0)
-                started = time.monotonic()
                 if then is not None:
                     await then(other)
+                started = time.monotonic()
                 with anyio.fail_after(5):
                     event = await subscription.__anext__()
                 return event, time.monotonic() - started
