@@ -48,7 +48,7 @@ class Listening:
     inbox: bool
     inbox_threads: set  # threads seen in the caller's inbox: a note for one of them may mean it left
     slot: tuple
-    rooms: RoomFollowing
+    rooms: RoomFollowing = field(default_factory=lambda: RoomFollowing({}, listed=False, list_changed=False))
     pending: set = field(default_factory=set)  # uris to announce whatever the caller may see (a "*" note)
     noted: set = field(default_factory=set)  # followed threads noted since the last delivery
     inbox_noted: set = field(default_factory=set)  # threads whose note may have moved the caller's inbox
