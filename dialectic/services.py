@@ -5,8 +5,8 @@ core's transition check `claim_prepare` refuses what §13 orders there; once the
 returned `apply` writes the claim, its act and its events in the same transaction, and returns the claim
 (the operations layer renders it, dialectic.wire) and the events, which the post announces."""
 from dialectic.models import Claim, ClaimAct, ClaimActKind, ClaimState
-from dialectic.policies import (UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim,
-                                verification_seals)
+from dialectic.policies import (UNCHANGED, Illegal, can_seal, can_supersede, next_claim_state, statement_digest,
+                                supports_own_claim, verification_seals)
 from dialectic.quorum import instance_quorum
 from dialectic.selectors import access_claim, verifying_lines
 from forum.models import Right, StateEvent
@@ -56,7 +56,8 @@ def _prepare_assert(actor, thread, envelope, replaced):
 
     def apply(message):
         claim = Claim.objects.create(
-            thread=thread, message=message, statement=message.body, asserted_identity=actor.identity,
+            thread=thread, message=message, statement=message.body,
+            statement_sha256=statement_digest(message.body), asserted_identity=actor.identity,
             asserted_extension=envelope["extension"], proofs=envelope.get("proof", []),
             valid_until=envelope.get("valid_until"), quorum_need=quorum_need,
             created_at=message.created_at, updated_at=message.created_at)
@@ -81,7 +82,7 @@ def _prepare_claim_act(actor, envelope, claim):
     def apply(message):
         ClaimAct.objects.create(claim=claim, message=message, kind=kind, identity=actor.identity,
                                 extension=envelope["extension"], proof=envelope.get("proof", []),
-                                seals=seals, at=message.created_at)
+                                seals=seals, by_sealer=can_seal(actor), at=message.created_at)
         events = ()
         if new_state is not UNCHANGED:
             events = (_move(claim, new_state, actor, message),)
@@ -137,8 +138,9 @@ def _with_history(actor, claim):
 
 def claim_redact(message):
     """The profile's `redact` hook (§17), inside the core's redaction with the thread locked: erases the
-    statement and proofs of the claim `message` asserted, or the proofs of the act it was. The claim keeps
-    its state and history; it reads statement "" with `redacted` (dialectic.wire)."""
+    statement, its SHA-256 (a short secret is found again from its digest) and proofs of the claim `message`
+    asserted, or the proofs of the act it was. The claim keeps its state and history; it reads statement ""
+    with `redacted` (dialectic.wire), and no longer matches another claim's statement (§21's overturn)."""
     claim = Claim.objects.select_for_update().filter(message=message).first()
     act = ClaimAct.objects.select_related("claim").filter(message=message).first()
     if claim is None and act is None:
@@ -146,8 +148,8 @@ def claim_redact(message):
     texts = []
     if claim is not None:
         texts += [claim.statement, *_proof_texts(claim.proofs)]
-        claim.statement, claim.proofs = "", []
-        claim.save(update_fields=["statement", "proofs"])
+        claim.statement, claim.statement_sha256, claim.proofs = "", "", []
+        claim.save(update_fields=["statement", "statement_sha256", "proofs"])
     if act is not None:
         texts += _proof_texts(act.proof)
         act.proof = []
