@@ -42,6 +42,9 @@ def options():
     parser.add_argument("--seconds", type=float, default=30.0, help="how long posts flow")
     parser.add_argument("--workers", type=int, default=2, help="server processes")
     parser.add_argument("--arrivals", type=float, default=100.0, help="waiters arriving per second")
+    parser.add_argument("--room", choices=["default", "private"], default="default",
+                        help="private: the threads are in a private room (rooms, §20) whose members the waiters "
+                             "are, so every read and wake-up carries the room's sight")
     parser.add_argument("--port", type=int, default=18471)
     parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/parley_feed_bench")
     return parser.parse_args()
@@ -66,10 +69,21 @@ def prepare(args):
 
     operator = Actor.for_operator("bench")
     writer, writer_secret = tokens.token_create(operator, "writer", {"read", "write", "lock"})
-    threads = [services.message_post(Actor.for_token(writer), clean_envelope({"kind": "ask", "body": f"Thread {n}"}))
-               [1].pk for n in range(args.threads)]
-    secrets = [tokens.token_create(operator, f"waiter-{n}", {"read"})[1] for n in range(args.waiters)]
-    return writer_secret, threads, secrets
+    room = {}
+    if args.room == "private":
+        from rooms.services import room_create
+
+        room = {"room": f"rm_{room_create(operator, {'slug': 'waiters', 'name': 'Waiters', 'visibility': 'private'}).pk}"}
+    threads = [services.message_post(Actor.for_token(writer), clean_envelope(
+        {"kind": "ask", "body": f"Thread {n}", **room}))[1].pk for n in range(args.threads)]
+    waiters = [tokens.token_create(operator, f"waiter-{n}", {"read"}) for n in range(args.waiters)]
+    if room:  # members of the private room, so each sees its threads through sight (not as a lock holder)
+        from rooms.models import Membership
+        from django.utils import timezone
+
+        Membership.objects.bulk_create([Membership(room_id=int(room["room"][3:]), identity=token.identity,
+                                                   started_at=timezone.now()) for token, _ in waiters])
+    return writer_secret, threads, [secret for _, secret in waiters]
 
 
 def start_server(args):
@@ -275,7 +289,7 @@ async def run(args, server, writer_secret, threads, secrets):
 def report(args, state, held_at_start, opened_in, statuses):
     lags = sorted(state["lags"])
     posted, failed = len(statuses), sum(status != 201 for status in statuses)
-    print(f"mode={args.mode} workers={args.workers} waiters={args.waiters} threads={args.threads} "
+    print(f"mode={args.mode} room={args.room} workers={args.workers} waiters={args.waiters} threads={args.threads} "
           f"rate={args.rate}/s seconds={args.seconds}")
     print(f"waiters connected: {held_at_start} after opening ({opened_in:.1f} s to open them all), "
           f"{state['connected']} at the end; refused {state['refused']}, lost {state['lost']} (no answer in 40 s)")

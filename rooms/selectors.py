@@ -11,6 +11,8 @@ from forum.selectors import page
 from parley_site.errors import LimitExceeded, NotFound, TokenRightMissing
 from rooms.models import Appointment, History, LogEntry, Membership, Role, Room, Visibility
 from rooms.policies import moderates, parse_room_ref, your_role
+from rooms.sight_sql import (TooEarly, blind_rooms, moderated_room_numbers, reached_room_numbers,
+                             verified_room_numbers)
 
 
 def rooms_limit(name):
@@ -39,24 +41,18 @@ def visible_rooms_q(actor):
 def sight(actor):
     """The profile's `sight` (forum.access): the threads `actor` may see, as a Q on threads. A thread in a
     room it may not see is hidden; in a private room of `history: joined` that it sees as a member only, so
-    is every thread opened before its membership began (whole threads, never parts of one)."""
+    is every thread opened before its membership began (whole threads, never parts of one). Written as SQL
+    (rooms.sight_sql): every read carries it."""
     if can_moderate(actor):
         return None
-    moderated = moderated_rooms(actor.identity)
-    blind = Room.objects.exclude(visible_rooms_q(actor)).values("pk")
-    too_early = current_memberships(actor.identity).filter(
-        room_id=OuterRef("room_number"), room__visibility=Visibility.PRIVATE, room__history=History.JOINED,
-        started_at__gt=OuterRef("created_at")).exclude(room_id__in=moderated).exclude(room__parent_id__in=moderated)
-    return ~Q(room_number__in=blind) & ~Exists(too_early)
+    return ~Q(room_number__in=blind_rooms(actor.identity)) & ~Q(TooEarly(actor.identity))
 
 
 def reach(actor):
     """The profile's `reach` (§20, amending §11): a question to `anyone` enters the inboxes of the unmuted
-    members of its room. Every line is a member of the default room until it leaves or mutes it."""
-    unmuted = current_memberships(actor.identity).filter(muted=False).values("room_id")
-    opted_out = Membership.objects.filter(identity=actor.identity, room_id=DEFAULT_ROOM_NUMBER).filter(
-        Q(left_at__isnull=False) | Q(muted=True))
-    return Q(room_number__in=unmuted) | (Q(room_number=DEFAULT_ROOM_NUMBER) & ~Exists(opted_out))
+    members of its room. Every line is a member of the default room until it leaves or mutes it. SQL, as
+    `sight` (rooms.sight_sql)."""
+    return Q(room_number__in=reached_room_numbers(actor.identity, DEFAULT_ROOM_NUMBER))
 
 
 def narrow(actor, args):
@@ -94,6 +90,41 @@ def access_room(actor, ref, *, lock=False):
     return room
 
 
+def visible_rooms(actor):
+    """The rooms `actor` may see (§20 "Who sees what"), as a queryset: the console's list of rooms."""
+    visible = visible_rooms_q(actor)
+    return Room.objects.filter(visible) if visible is not None else Room.objects.all()
+
+
+def moderated_room_list(actor):
+    """The rooms `actor` moderates, as a queryset: every room for lock holders and the human, else the rooms
+    it is appointed to moderate and their children (§20): where it may move a thread to."""
+    if can_moderate(actor):
+        return Room.objects.all()
+    return Room.objects.filter(appointed_rooms(actor.identity, Role.MODERATOR))
+
+
+def moderates_any(actor):
+    """Whether `actor` moderates some room: lock holders and the human all of them, an appointed line its
+    rooms (and their children)."""
+    return can_moderate(actor) or moderated_rooms(actor.identity).exists()
+
+
+def room_threads(actor, room):
+    """The threads of `room` that `actor` sees there (forum.access), the most recently active first."""
+    return visible_threads(actor).filter(room_number=room.pk).order_by("-updated_at", "-id")
+
+
+def room_members(room):
+    """The current memberships of `room`, by identity. The default room's lines without a row are members
+    too (every line until it leaves): they are counted in `member_count`, not listed."""
+    return current_memberships_of(room).order_by("identity")
+
+
+def current_memberships_of(room):
+    return Membership.objects.filter(room=room, left_at__isnull=True)
+
+
 def room_get(actor, ref):
     require_right(actor, Right.READ)
     return with_details(actor, [access_room(actor, ref)])[0]
@@ -102,8 +133,7 @@ def room_get(actor, ref):
 def room_list(actor, *, member=None, parent=None, archived=None, q=None, after, limit):
     """§20 `list_rooms`: the rooms `actor` may see, oldest first, filtered."""
     require_right(actor, Right.READ)
-    visible = visible_rooms_q(actor)
-    queryset = Room.objects.filter(visible) if visible is not None else Room.objects.all()
+    queryset = visible_rooms(actor)
     if member is not None:
         queryset = queryset.filter(member_of(actor.identity) if member else ~member_of(actor.identity))
     if parent is not None:
@@ -184,6 +214,11 @@ def room_log(room, *, after, limit):
     return page(LogEntry.objects.filter(room=room), "id", after, limit)
 
 
+def room_log_newest(room, limit):
+    """The newest `limit` entries of the room's log, newest first: what the console's room page shows."""
+    return LogEntry.objects.filter(room=room).order_by("-id")[:limit]
+
+
 def known_identity(identity):
     """An identity a room can hold: a token's line, or a human (`human:<name>`)."""
     if identity.startswith("human:") and len(identity) > len("human:"):
@@ -201,19 +236,12 @@ def room_for_log(actor, ref):
     return room
 
 
-def appointed_rooms(identity, role):
-    """The numbers of the rooms `identity` holds `role` in, and of their children (a parent's moderators
-    moderate its children, §20), as a Q on rooms."""
-    rooms = Appointment.objects.filter(identity=identity, role=role).values("room_id")
-    return Q(pk__in=rooms) | Q(parent_id__in=rooms)
-
-
 def powers(actor):
     """The profile's `powers` (§20): `lock` over the threads of the rooms the line moderates (or whose parent
-    it moderates), `verify` over those of the rooms it verifies."""
-    moderated = Room.objects.filter(appointed_rooms(actor.identity, Role.MODERATOR)).values("pk")
-    verified = Appointment.objects.filter(identity=actor.identity, role=Role.VERIFIER).values("room_id")
-    return {Right.LOCK: Q(room_number__in=moderated), Right.VERIFY: Q(room_number__in=verified)}
+    it moderates), `verify` over those of the rooms it verifies. SQL, as `sight` (rooms.sight_sql): every
+    access to a thread carries them."""
+    return {Right.LOCK: Q(room_number__in=moderated_room_numbers(actor.identity)),
+            Right.VERIFY: Q(room_number__in=verified_room_numbers(actor.identity))}
 
 
 def whoami(actor):
