@@ -43,13 +43,39 @@ def events_listing(thread_id, where=None):
                    ("events", thread_id, where))
 
 
-def inbox_listing(identity, awaiting, extension, where=None):
+def inbox_listing(identity, awaiting, extension, where=None, decorations=()):
+    """The caller's inbox; `decorations` (forum.profiles.Decoration) add their keys to each item."""
     def read(actor, after, limit):
         return selectors.inbox(actor, awaiting=awaiting, extension=extension, after=after, limit=limit,
                                where=where)
     needs = (Right.READ, Right.LOCK) if awaiting == AwaitingAct.CONFIRMATION else (Right.READ,)
-    return Listing("inbox", read, inbox_position, thread_json, needs,
-                   ("inbox", identity, awaiting), ("inbox", identity, awaiting, extension, where))
+    read, render = decorated(read, thread_json, decorations)
+    return Listing("inbox", read, inbox_position, render, needs, ("inbox", identity, awaiting),
+                   ("inbox", identity, awaiting, extension, where, tuple(d.key for d in decorations)))
+
+
+def decorated(read, render, decorations):
+    """`read` and `render` with what `decorations` add to each item: read in the read, where a held or
+    shared read runs too (off the event loop, §16), and kept on the model object until it is rendered."""
+    if not decorations:
+        return read, render
+
+    def decorated_read(actor, after, limit):
+        items = read(actor, after, limit)
+        decorate(items, decorations)
+        return items
+
+    def decorated_render(item):
+        return {**render(item), **item.decorations}
+    return decorated_read, decorated_render
+
+
+def decorate(items, decorations):
+    for item in items:
+        item.decorations = {}
+    for decoration in decorations:
+        for item, value in zip(items, decoration.values(list(items)), strict=True):
+            item.decorations[decoration.key] = value
 
 
 def inbox_position(thread):

@@ -10,12 +10,12 @@ from forum.commit_order import Position
 from forum.dispatch import OPERATIONS, Operation, register
 from forum.envelope import EXTENSION_PATTERN, check_envelope, envelope_shape
 from forum.limits import limit
-from forum.listings import events_listing, inbox_listing
+from forum.listings import decorated, events_listing, inbox_listing
 from forum.manifest import manifest, manifest_schema
 from forum.models import AwaitingAct, Right, State
 from forum.paging import followed_list, list_page, paging, paging_fields
-from forum.profiles import PROFILES, annotate_messages, hooks, operation_arguments, render_result
-from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE, THREAD_SCHEMA, list_schema, message_json, message_schema,
+from forum.profiles import PROFILES, annotate_messages, hooks, list_decorations, operation_arguments, render_result
+from forum.wire import (EVENT_SCHEMA, MESSAGE_NODE, THREAD_SCHEMA, list_schema, listed_thread_schema, message_json, message_schema,
                         message_tree, strict, thread_json, with_message_nodes)
 from parley_site.shapes import Bool, Obj, Ref, Str
 
@@ -83,9 +83,10 @@ def run_whoami(actor, args):
 def run_list_threads(actor, args):
     after, size = paging(args, "threads")
     filters = {name: args[name] for name in ("state", "awaiting", "creator", "confirmed", "q") if name in args}
-    items = selectors.thread_list(actor, filters=filters, after=after, limit=size,
-                                  where=list_narrowing(actor, args))
-    return list_page("threads", items, after, thread_json, Position.of)
+    decorations = list_decorations(actor, "list_threads", args)
+    read, render = decorated(lambda actor, after, size: selectors.thread_list(
+        actor, filters=filters, after=after, limit=size, where=list_narrowing(actor, args)), thread_json, decorations)
+    return list_page("threads", read(actor, after, size), after, render, Position.of)
 
 
 def run_list_events(actor, args):
@@ -94,7 +95,7 @@ def run_list_events(actor, args):
 
 def run_inbox(actor, args):
     listing = inbox_listing(actor.identity, args.get("awaiting", AwaitingAct.ANSWER), args.get("extension", ""),
-                            list_narrowing(actor, args))
+                            list_narrowing(actor, args), list_decorations(actor, "inbox", args))
     return followed_list(actor, args, listing)
 
 
@@ -168,6 +169,10 @@ def inbox_input():
 
 
 # --- their answers -------------------------------------------------------------------------------------
+
+def listed_threads_schema():
+    return list_schema(listed_thread_schema())
+
 
 def write_schema():
     """What post, confirm, dismiss and redact answer (§12), with what a profile adds (dialectic: the claim)."""
@@ -260,7 +265,7 @@ LIST_THREADS = register(Operation(
     description="Find threads: all of them, oldest first, filtered by state, awaiting act, creator, confirmed "
     "and q (text in titles and bodies). Pass the returned cursor back to continue. To find your next move use "
     "inbox instead.",
-    input=list_threads_input, output=list_schema(THREAD_SCHEMA), run=run_list_threads))
+    input=list_threads_input, output=listed_threads_schema, run=run_list_threads))
 LIST_EVENTS = register(Operation(
     name="list_events", http="GET /api/v1/events",
     description="Watch state changes: every event (a thread's or a claim's state change, with origin, actor, the "
@@ -275,7 +280,7 @@ INBOX = register(Operation(
     "call inbox with awaiting=decision and wait=30, and again with the returned cursor, instead of polling "
     "read_thread. awaiting=close: your decided threads awaiting your close. awaiting=confirmation: the "
     "moderation queue (needs lock). Pass the returned cursor back to get only what is new.",
-    input=inbox_input, output=list_schema(THREAD_SCHEMA), run=run_inbox))
+    input=inbox_input, output=listed_threads_schema, run=run_inbox))
 CONFIRM = register(Operation(
     name="confirm", http="POST /api/v1/threads/{id}/confirm",
     description="Moderators (lock): confirm the pending proposal on a thread, e.g. from inbox "

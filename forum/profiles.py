@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 
+from forum.limits import limit
+
 if TYPE_CHECKING:  # the hooks' types only: these modules import this one, directly or not
     from forum.actors import Actor
     from forum.held import Held
@@ -104,6 +106,26 @@ class Profile:
     # §8 and §14.1 (rooms: a move awaited from a line that can no longer see the thread, §20).
     escalated: Callable | None = None
     whoami_properties: dict = field(default_factory=dict)
+    # decorate(actor, operation name, validated arguments) -> a Decoration of that list's items, or None
+    # (reputation: `annotate=reputation` on inbox and list_threads, §21). It refuses what the caller may
+    # not ask for before the list is read.
+    decorate: Callable | None = None
+    item_properties: dict = field(default_factory=dict)  # the JSON Schemas of the keys its decorations add
+    # write_limit(token) -> (writes allowed per minute, what a refusal's detail adds), or None to keep
+    # §14's `writes_per_minute` (reputation: the tiers of its `rate_limit` use, §21). Asked only once the
+    # token's window holds `write_limit_floor` writes, so that a write below it reads nothing more.
+    write_limit: Callable | None = None
+    write_limit_floor: Callable[[], int] | None = None
+
+
+@dataclass(frozen=True)
+class Decoration:
+    """What a profile adds to each item of a list's page under one key (reputation: `reputation`, §21):
+    `values(items)` reads, in one query for the whole page, one value per item of the page's model objects.
+    The list's order and cursors stay the core's."""
+
+    key: str
+    values: Callable[[list], list]
 
 
 @dataclass(frozen=True)
@@ -203,3 +225,26 @@ def thread_floor(name, thread):
     """The largest floor the profiles set for `name` on `thread` (forum.profiles.Profile.floor), or None."""
     floors = [value for value in (floor(name, thread) for floor in hooks("floor")) if value is not None]
     return max(floors) if floors else None
+
+
+def list_decorations(actor, operation_name, args):
+    """The Decorations the profiles add to the items of this list call (Profile.decorate), refusing there
+    what the caller may not ask for."""
+    found = (decorate(actor, operation_name, args) for decorate in hooks("decorate"))
+    return tuple(decoration for decoration in found if decoration is not None)
+
+
+def write_allowance(token, window):
+    """(writes allowed per minute, what a refusal's detail adds) for `token`, whose sliding window holds
+    `window` writes: §14's `writes_per_minute` unless a profile sets another (Profile.write_limit). A
+    profile is asked only once the window reaches its floor, so most writes cost no query of it."""
+    allowed, detail = limit("writes_per_minute"), {}
+    for profile in PROFILES.values():
+        if profile.write_limit is None:
+            continue
+        if profile.write_limit_floor is not None and window < profile.write_limit_floor():
+            continue
+        answer = profile.write_limit(token)
+        if answer is not None:
+            allowed, detail = min(allowed, answer[0]), answer[1]
+    return allowed, detail

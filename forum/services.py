@@ -15,7 +15,7 @@ from forum.envelope import CleanEnvelope, title_from
 from forum.limits import limit
 from forum.models import ANYONE, DEFAULT_ROOM_NUMBER, AwaitingAct, Message, Right, State, StateEvent, Thread, Token
 from forum.own_writes import CurrentTransactionId
-from forum.profiles import guard_act, place_thread, profile_for_kind, rights_for_kind
+from forum.profiles import guard_act, place_thread, profile_for_kind, rights_for_kind, write_allowance
 from forum.selectors import pending_proposal, restorable_event
 from forum.sequences import NextAwaitingSeq
 from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, LoopGuard,
@@ -331,10 +331,11 @@ def _admit_write(actor, now):
 def _count_in_window(token, now):
     """§14 `writes_per_minute`: a sliding 60-second window of accepted writes, kept on the token row so
     that every server process counts the same writes."""
-    now_ts, allowed = now.timestamp(), limit("writes_per_minute")
+    now_ts = now.timestamp()
     window = [stamp for stamp in token.recent_writes if stamp > now_ts - 60]
+    allowed, detail = write_allowance(token, len(window))  # a profile's tier (reputation, §21), or §14's
     if len(window) >= allowed:
-        raise RateLimited(retry_after=max(1, math.ceil(window[-allowed] + 60 - now_ts)))
+        raise RateLimited(retry_after=max(1, math.ceil(window[-allowed] + 60 - now_ts)), **detail)
     # Optimistic: write_count doubles as a version. A concurrent write by the same token makes this
     # update miss; then re-read under a row lock and count again.
     updated = Token.objects.filter(pk=token.pk, write_count=token.write_count).update(

@@ -126,6 +126,13 @@ def profile_message_properties():
     return {name: schema for profile in PROFILES.values() for name, schema in profile.message_properties.items()}
 
 
+def listed_thread_schema():
+    """A thread as inbox and list_threads list it, with the keys a profile's decoration may add (reputation:
+    `reputation` under annotate=reputation, §21); never required."""
+    return THREAD.schema({name: schema for profile in PROFILES.values()
+                          for name, schema in profile.item_properties.items()})
+
+
 def message_schema():
     """A message as read_message and the writes answer it, without replies."""
     return MESSAGE.schema(profile_message_properties())

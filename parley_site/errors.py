@@ -157,9 +157,10 @@ class RateLimited(ParleyError):
     reason, status = "rate_limited", 429
     when = "too many writes; detail.retry_after seconds, and a Retry-After header"
 
-    def __init__(self, retry_after, limit="writes_per_minute"):
+    def __init__(self, retry_after, limit="writes_per_minute", **more):
+        # `more`: what a profile's limit adds (reputation: the line's `tier`, §21)
         super().__init__("too many writes; retry after detail.retry_after seconds", retry_after=retry_after,
-                         limit=limit)
+                         limit=limit, **more)
 
     def headers(self):
         return {"Retry-After": str(self.detail["retry_after"])}

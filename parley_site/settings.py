@@ -28,6 +28,18 @@ def env_int(name, default, low, high):
     return int(raw)
 
 
+def env_number(name, default, low, high):
+    """A decimal number (the reputation policy's `z` and `established_score`)."""
+    raw = os.environ.get(name) or str(default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise ImproperlyConfigured(f"{name} must be a number from {low} to {high}, not {raw!r}")
+    return value
+
+
 def env_list(name, default):
     raw = os.environ.get(name)
     if not raw:
@@ -79,6 +91,7 @@ INSTALLED_APPS = [
     "metrics",
     "feed",
     "rooms",
+    "reputation",
     "mcp_bridge",
     "webhooks",
     "oauth2_provider",
@@ -240,6 +253,8 @@ PARLEY_PERIODIC_TASKS = {
     "webhooks.tasks.purge_deliveries": 3600,
     # The planner's statistics where autovacuum is off or behind (jobs/statistics.py): one catalog query.
     "jobs.statistics.keep_planner_statistics": 300,
+    # §21: the reputation records that time changed (a refutation's hold ended, a claim expired).
+    "reputation.tasks.refresh_due": 60,
 }
 # Days a finished job (succeeded or failed) and a settled webhook delivery (delivered or dropped) are kept.
 PARLEY_JOB_RETENTION_DAYS = env_int("PARLEY_JOB_RETENTION_DAYS", 7, 1, 3650)
@@ -379,6 +394,24 @@ PARLEY_ROOMS = {
     "default_name": "General",
     "limits": {"rooms_max": 500, "room_depth_max": 2, "room_filter_max": 20, "room_moderators_max": 16,
                "room_verifiers_max": 16, "memberships_per_line_max": 200, "room_members_max": 10000},
+}
+# Parley v1 §21, profile reputation: every number of the policy parley.record.v1 (reputation.settings builds
+# its Parameters from these; the manifest publishes them). `proposals` is an input an operator turns on; the
+# rate tiers are a use an operator turns on, the queue annotation one it may turn off.
+PARLEY_REPUTATION = {
+    "hold_days": env_int("PARLEY_REPUTATION_HOLD_DAYS", 14, 0, 3650),
+    "half_life_days": env_int("PARLEY_REPUTATION_HALF_LIFE_DAYS", 180, 1, 36500),
+    "window_days": env_int("PARLEY_REPUTATION_WINDOW_DAYS", 730, 1, 36500),
+    "success_per_day_max": env_int("PARLEY_REPUTATION_SUCCESS_PER_DAY_MAX", 10, 1, 100000),
+    "z": env_number("PARLEY_REPUTATION_Z", 1.645, 0.0, 10.0),
+    "new_line_days": env_int("PARLEY_REPUTATION_NEW_LINE_DAYS", 7, 0, 3650),
+    "min_outcomes": env_int("PARLEY_REPUTATION_MIN_OUTCOMES", 5, 0, 100000),
+    "established_score": env_number("PARLEY_REPUTATION_ESTABLISHED_SCORE", 0.6, 0.0, 1.0),
+    "proposals": env_bool("PARLEY_REPUTATION_PROPOSALS", False),
+    "queue_annotation": env_bool("PARLEY_REPUTATION_QUEUE_ANNOTATION", True),
+    "rate_limits": env_bool("PARLEY_REPUTATION_RATE_LIMITS", False),
+    "new_writes_per_minute": env_int("PARLEY_REPUTATION_NEW_WRITES_PER_MINUTE", 12, 1, 100000),
+    "probation_writes_per_minute": env_int("PARLEY_REPUTATION_PROBATION_WRITES_PER_MINUTE", 30, 1, 100000),
 }
 # The seconds an artifact upload's whole body may take to arrive (under ASGI); a stalled one is refused.
 PARLEY_UPLOAD_BODY_SECONDS = env_int("PARLEY_UPLOAD_BODY_SECONDS", 120, 1, 3600)

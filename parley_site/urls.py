@@ -18,6 +18,7 @@ urlpatterns = [
     path("api/v1/", include("evidence.urls")),
     path("api/v1/", include("webhooks.urls")),
     path("api/v1/", include("rooms.urls")),
+    path("api/v1/", include("reputation.urls")),
     path(".well-known/parley.json", ReadView.as_view(operation=operations.GET_MANIFEST,
                                                      operation_id="well_known_manifest")),
     path(".well-known/parley-keys.json", JwksView.as_view(), name="jwks"),
@@ -26,6 +27,7 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("admin/", admin.site.urls),
     path("threads/", include("console.urls")),  # staff reading pages
+    path("reputation/", include("reputation.console_urls")),  # staff reading pages of records (§21)
     path("mcp", mcp_endpoint, name="mcp"),
     path("mcp/oauth", mcp_oauth_endpoint, name="mcp-oauth"),  # for hosts that sign in with OAuth
     path("", include("oauth.urls")),  # the OAuth authorization server and its discovery documents

@@ -101,7 +101,7 @@ def moderated_room_list(actor):
     it is appointed to moderate and their children (§20): where it may move a thread to."""
     if can_moderate(actor):
         return Room.objects.all()
-    return Room.objects.filter(appointed_rooms(actor.identity, Role.MODERATOR))
+    return Room.objects.filter(pk__in=moderated_room_numbers(actor.identity))
 
 
 def moderates_any(actor):

@@ -31,3 +31,19 @@ def test_a_number_setting_in_its_range_is_read(variable):
     started = settings_read(variable, "120", NUMBERS[variable])
     assert started.returncode == 0, started.stderr
     assert started.stdout.split() == ["120"]
+
+
+@pytest.mark.parametrize("variable, value", [("PARLEY_REPUTATION_Z", "wide"), ("PARLEY_REPUTATION_Z", "11"),
+                                             ("PARLEY_REPUTATION_ESTABLISHED_SCORE", "1.5")])
+def test_a_reputation_number_that_is_no_number_of_its_range_stops_the_start_naming_the_variable(variable, value):
+    started = settings_read(variable, value)
+    assert started.returncode != 0
+    assert f"ImproperlyConfigured: {variable} must be a number from " in started.stderr
+
+
+def test_the_reputation_parameters_are_read_from_the_environment():
+    started = settings_read("PARLEY_REPUTATION_HOLD_DAYS", "3", "PARLEY_REPUTATION['hold_days']")
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.split() == ["3"]
+    started = settings_read("PARLEY_REPUTATION_PROPOSALS", "maybe")
+    assert "PARLEY_REPUTATION_PROPOSALS must be true or false" in started.stderr

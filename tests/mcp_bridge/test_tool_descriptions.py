@@ -34,6 +34,9 @@ WHEN_TO_USE = {
     "join_room": "join a public room",
     "leave_room": "leave a room",
     "move_thread": "move a thread to another room",
+    "read_reputation": "a line's track record",
+    "list_outcomes": "the counted outcomes behind a line's record",
+    "export_reputation": "take a line's track record to another realm",
 }
 SERVER_SET = {"id", "author_kind", "created_at"}
 
