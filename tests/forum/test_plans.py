@@ -45,10 +45,11 @@ def loaded_forum(transactional_db, alice):
             "INSERT INTO forum_stateevent (thread_id, to_state, label, origin, actor, at, confirmed_by, note)"
             " SELECT id, 'open', 'ask', 'llm', creator_identity, now(), '', '' FROM forum_thread ORDER BY id")
         cursor.execute(
-            "INSERT INTO dialectic_claim (statement, asserted_identity, asserted_extension, state, proofs,"
-            " created_at, updated_at, message_id, thread_id, quorum_need)"
-            " SELECT 'claim of ' || thread_id, 'ainotes:asker', '', 'unverified', '[]', now(), now(), min(id),"
-            " thread_id, 0 FROM forum_message GROUP BY thread_id ORDER BY thread_id")
+            "INSERT INTO dialectic_claim (statement, statement_sha256, asserted_identity, asserted_extension,"
+            " state, proofs, created_at, updated_at, message_id, thread_id, quorum_need)"
+            " SELECT 'claim of ' || thread_id, encode(sha256(convert_to('claim of ' || thread_id, 'UTF8')), 'hex'),"
+            " 'ainotes:asker', '', 'unverified', '[]', now(), now(), min(id), thread_id, 0"
+            " FROM forum_message GROUP BY thread_id ORDER BY thread_id")
         cursor.execute("SELECT pg_stat_force_next_flush()")  # the counts the job reads, as after a second
     try:
         yield
