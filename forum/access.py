@@ -12,7 +12,7 @@ may see the thread, fetch (and lock). What the actor may not see is `not_found`,
 from functools import reduce
 from operator import and_, or_
 
-from django.db.models import BooleanField, Case, Max, Q, Value, When
+from django.db.models import BooleanField, Case, Exists, Max, OuterRef, Q, Value, When
 
 from forum.models import Message, StateEvent, Thread
 from forum.policies import has_right
@@ -37,14 +37,26 @@ def visible_threads_q(actor):
     return sight
 
 
+class RowExists(Exists):
+    """EXISTS that PostgreSQL checks row by row as a scan reaches each row: `OFFSET 0` keeps the planner from
+    pulling the subquery up into a join (it pulls up only a subquery without one)."""
+
+    template = "EXISTS(%(subquery)s OFFSET 0)"
+
+
 def visible_q(actor, prefix=""):
     """The same predicate for a model that reaches its thread through `prefix` ("thread__" for messages,
-    events and claims): its thread among the visible ones, as a subquery, so the predicate's own lookups
-    stay relative to forum.Thread."""
+    events and claims): its thread is visible, as a subquery, so the predicate's own lookups stay relative
+    to forum.Thread.
+
+    The subquery is checked per row (RowExists), never joined: a list in its own order (events, claims:
+    forum.commit_order) then walks its ordered index, probes each row's thread by its key, and stops after
+    the page. As a semi-join PostgreSQL may instead hash every visible thread, join every row and sort them
+    all, and it chose that whatever the statistics said (tests/forum/test_plans.py)."""
     sight = visible_threads_q(actor)
     if not prefix or not sight:
         return sight
-    return Q(**{f"{prefix}in": Thread.objects.filter(sight).values("pk")})
+    return Q(RowExists(Thread.objects.filter(sight, pk=OuterRef(prefix.removesuffix("__")))))
 
 
 def visible_threads(actor):
@@ -57,6 +69,17 @@ def visible_messages(actor):
 
 def visible_events(actor):
     return StateEvent.objects.filter(visible_q(actor, "thread__"))
+
+
+def messages_of(thread):
+    """The messages of `thread`, a thread that access_thread let the caller see. Sight is of whole threads
+    (§20), so that one check covers each of them: none is checked again row by row."""
+    return Message.objects.filter(thread=thread)
+
+
+def events_of(thread):
+    """The state events of `thread`, a thread that access_thread let the caller see (as messages_of)."""
+    return StateEvent.objects.filter(thread=thread)
 
 
 def visible_thread_ids(actor, thread_ids, where=None):
@@ -73,10 +96,12 @@ def visible_thread_ids(actor, thread_ids, where=None):
 def access_thread(actor, thread_id, *, right, lock=False):
     """The thread, if `actor` holds `right` and may see it: else token_right_missing, or not_found. With
     lock=True the row stays locked until the transaction ends, which serialises every write to one thread
-    (§9). `thread.powers` holds the rights the actor has over it through a profile beside its token's (rooms:
-    a room moderator's `lock`, a room verifier's `verify`, §20), read in the same query."""
+    (§9), and `thread.powers` holds the rights the actor has over it through a profile beside its token's
+    (rooms: a room moderator's `lock`, a room verifier's `verify`, §20), read in the same query. Only a write
+    acts with them, on the thread it locked: a read's thread has none, and its query builds no condition
+    for them (the ORM's building of them cost a read more CPU than the rest of its query)."""
     require_right(actor, right)
-    sight, powers = visible_threads_q(actor), powers_q(actor)
+    sight, powers = visible_threads_q(actor), powers_q(actor) if lock else {}
     if sight or powers:
         rows = Thread.objects.filter(sight, pk=thread_id).annotate(**{
             f"power_{name}": Case(When(condition, then=Value(True)), default=Value(False), output_field=BooleanField())
