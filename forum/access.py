@@ -12,7 +12,7 @@ may see the thread, fetch (and lock). What the actor may not see is `not_found`,
 from functools import reduce
 from operator import and_, or_
 
-from django.db.models import BooleanField, Case, Exists, OuterRef, Q, Value, When
+from django.db.models import BooleanField, Case, Exists, Max, OuterRef, Q, Value, When
 
 from forum.models import Message, StateEvent, Thread
 from forum.policies import has_right
@@ -82,13 +82,15 @@ def events_of(thread):
     return StateEvent.objects.filter(thread=thread)
 
 
-def visible_thread_ids(actor, thread_ids):
-    """Those of `thread_ids` that `actor` may see: for a follower told of threads by notes (an MCP listen
-    stream) and a webhook's fan-out, judged in SQL for the recipient. No query while nothing restricts sight."""
+def visible_thread_ids(actor, thread_ids, where=None):
+    """Those of `thread_ids` that `actor` may see (and that `where`, a Q on threads, admits): for a follower
+    told of threads by notes (an MCP listen stream) and a webhook's fan-out, judged in SQL for the
+    recipient. No query while nothing restricts sight or narrows them."""
     sight = visible_threads_q(actor)
-    if not sight:
+    if not sight and where is None:
         return set(thread_ids)
-    return set(Thread.objects.filter(sight, pk__in=thread_ids).values_list("pk", flat=True))
+    threads = Thread.objects.filter(sight, pk__in=thread_ids)
+    return set((threads if where is None else threads.filter(where)).values_list("pk", flat=True))
 
 
 def access_thread(actor, thread_id, *, right, lock=False):
@@ -145,6 +147,31 @@ def list_narrowing(actor, args):
     """The Q on threads of the profiles' list arguments in `args` (rooms: `room=`), or None. It refuses what
     it cannot name (not_found) before anything is read."""
     return _all(profile.narrow(actor, args) for profile in PROFILES.values() if profile.narrow is not None)
+
+
+def room_threads_q(actor, room):
+    """The Q on threads now in the room `room` names, if `actor` may see that room (rooms: the check of one
+    `room=` on a list, §20): else not_found (detail.object "room"), as for a room that does not exist; and
+    so too where no profile places threads in rooms."""
+    narrowed = list_narrowing(actor, {"room": room})
+    if narrowed is None:
+        raise NotFound("room", room)
+    return narrowed
+
+
+def latest_in(actor, where):
+    """The newest message and state event `actor` may see of the threads `where` (a Q on threads) admits,
+    as a pair of ids: whether anything was written there since, for a follower that cannot be told which
+    thread a write was (a note concerning everyone)."""
+    return (within(visible_messages(actor), where).aggregate(newest=Max("id"))["newest"],
+            within(visible_events(actor), where).aggregate(newest=Max("id"))["newest"])
+
+
+def visible_places(actor):
+    """The places (rooms, §20) `actor` may see, as (number, archived, its last change) triples
+    (forum.profiles.Profile.places): empty where no profile has places."""
+    return frozenset(place for profile in PROFILES.values() if profile.places is not None
+                     for place in profile.places(actor))
 
 
 def inbox_reach(actor):
