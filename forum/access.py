@@ -93,15 +93,16 @@ def visible_thread_ids(actor, thread_ids, where=None):
     return set((threads if where is None else threads.filter(where)).values_list("pk", flat=True))
 
 
-def access_thread(actor, thread_id, *, right, lock=False):
+def access_thread(actor, thread_id, *, right, lock=False, powers=False):
     """The thread, if `actor` holds `right` and may see it: else token_right_missing, or not_found. With
     lock=True the row stays locked until the transaction ends, which serialises every write to one thread
     (§9), and `thread.powers` holds the rights the actor has over it through a profile beside its token's
     (rooms: a room moderator's `lock`, a room verifier's `verify`, §20), read in the same query. Only a write
-    acts with them, on the thread it locked: a read's thread has none, and its query builds no condition
-    for them (the ORM's building of them cost a read more CPU than the rest of its query)."""
+    acts with them, on the thread it locked: a read's thread has none unless it asks for them with
+    powers=True (the console, to offer a room moderator its acts), and its query builds no condition for
+    them (the ORM's building of them cost a read more CPU than the rest of its query)."""
     require_right(actor, right)
-    sight, powers = visible_threads_q(actor), powers_q(actor) if lock else {}
+    sight, powers = visible_threads_q(actor), powers_q(actor) if lock or powers else {}
     if sight or powers:
         rows = Thread.objects.filter(sight, pk=thread_id).annotate(**{
             f"power_{name}": Case(When(condition, then=Value(True)), default=Value(False), output_field=BooleanField())
