@@ -181,6 +181,13 @@ def inbox_reach(actor):
     return _all(profile.reach(actor) for profile in PROFILES.values() if profile.reach is not None)
 
 
+def reaches_inbox(actor, thread_id):
+    """Whether a question to anyone in the thread reaches `actor`'s inbox by inbox_reach (the inbox topic of
+    a webhook, §17)."""
+    reach = inbox_reach(actor)
+    return reach is None or Thread.objects.filter(reach, pk=thread_id).exists()
+
+
 def powers_q(actor):
     """{right: the Q of the threads over which `actor` holds that right through a profile}, for the rights
     its token lacks (forum.profiles.Profile.powers; rooms: a room moderator's `lock`, §20)."""

@@ -1,9 +1,9 @@
 """Every read of webhooks: a token's own, and the ones a committed write concerns. A selector never writes."""
 from django.utils import timezone
 
-from forum.access import inbox_reach, visible_thread_ids, visible_threads
+from forum.access import reaches_inbox, visible_thread_ids, visible_threads
 from forum.actors import Actor
-from forum.models import ANYONE, AwaitingAct, Right, Thread
+from forum.models import ANYONE, AwaitingAct, Right
 from forum.policies import has_right, inbox_senders
 from forum.selectors import unexpired_tokens
 from parley_site.errors import NotFound, TokenInvalid
@@ -91,17 +91,10 @@ def inbox_followers(thread_id, act, sender, asker, written_at):
             continue
         if act == AwaitingAct.ANSWER and asker == (actor.identity, ""):
             continue
-        if sender == ANYONE and not reached(actor, thread_id):
+        if sender == ANYONE and not reaches_inbox(actor, thread_id):
             continue
         found.append(webhook)
     return found
-
-
-def reached(actor, thread_id):
-    """Whether a question to anyone in the thread reaches the actor's inbox (rooms: an unmuted member of the
-    thread's room, §20), by the inbox's own condition (forum.access.inbox_reach)."""
-    reach = inbox_reach(actor)
-    return reach is None or Thread.objects.filter(reach, pk=thread_id).exists()
 
 
 def webhook_may_deliver(webhook_id):
