@@ -23,6 +23,9 @@ class Claim(models.Model):
     thread = models.ForeignKey(Thread, on_delete=models.PROTECT, related_name="+", verbose_name=_("thread"))
     message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="+", verbose_name=_("message"))
     statement = models.TextField(_("statement"))
+    # §18's subject digest, the SHA-256 of the statement in UTF-8, fixed at the assert (a redaction erases the
+    # statement, not the digest): §21 finds the claims that overturn a refutation by it.
+    statement_sha256 = models.CharField(_("statement SHA-256"), max_length=64, blank=True, default="")
     asserted_identity = models.CharField(_("asserted identity"), max_length=160)
     asserted_extension = models.CharField(_("asserted extension"), max_length=64, blank=True)
     state = models.CharField(_("state"), max_length=16, choices=ClaimState.choices, default=ClaimState.UNVERIFIED)
@@ -45,6 +48,7 @@ class Claim(models.Model):
             models.Index(fields=["xact", "id"], name="claim_order_idx"),
             models.Index(fields=["state", "id"], name="claim_state_idx"),
             models.Index(fields=["asserted_identity", "id"], name="claim_asserted_idx"),
+            models.Index(fields=["statement_sha256"], name="claim_statement_idx"),
         ]
 
     def __str__(self):
@@ -68,12 +72,16 @@ class ClaimAct(models.Model):
     proof = models.JSONField(_("proof"), default=list)
     # §18: this verification sealed the claim (it completed the quorum, or came from a human).
     seals = models.BooleanField(_("seals"), default=False)
+    # §21: the act's line could seal this claim when it acted (the human, a line with `verify`, a verifier of
+    # the thread's room), so a refutation by it holds at once. Kept, since rights and appointments change.
+    by_sealer = models.BooleanField(_("by a sealer"), default=False)
     at = models.DateTimeField(_("at"))
 
     class Meta:
         verbose_name = _("act on a claim")
         verbose_name_plural = _("acts on the claim")
-        indexes = [models.Index(fields=["claim", "id"], name="claim_act_claim_idx")]
+        indexes = [models.Index(fields=["claim", "id"], name="claim_act_claim_idx"),
+                   models.Index(fields=["identity", "claim"], name="claim_act_identity_idx")]
 
     def __str__(self):
         return f"{self.kind} cl_{self.claim_id} by {self.identity}"

@@ -1,5 +1,8 @@
 """Pure rules of the dialectic profile (Parley v1 §10): no I/O, no exceptions but Illegal, only answers.
 The services ask these and raise the refusal."""
+import hashlib
+
+from forum.models import Right
 from forum.policies import can_moderate
 
 from dialectic.models import FINAL_CLAIM_STATES, ClaimState
@@ -44,6 +47,17 @@ def verification_seals(actor, have, need):
     """§18: a verification seals once `have` distinct lines (this one counted) reach the claim's `need`; a
     human's seals at once (§7 rule 4). With a need of 1 every verification seals, as §10 says."""
     return actor.is_human or have >= need
+
+
+def statement_digest(statement):
+    """§18: the subject digest of a claim, the SHA-256 of its statement in UTF-8, in hex."""
+    return hashlib.sha256(statement.encode()).hexdigest()
+
+
+def can_seal(actor):
+    """Whether `actor`, as it acts on a thread (its room's powers held, forum.actors.Actor.holding), could seal
+    claims there: the human, a line with `verify`, a verifier of the room (§20)."""
+    return actor.is_human or Right.VERIFY in actor.rights
 
 
 def can_supersede(actor, claim):

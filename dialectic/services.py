@@ -5,8 +5,8 @@ core's transition check `claim_prepare` refuses what §13 orders there; once the
 returned `apply` writes the claim, its act and its events in the same transaction, and returns the claim
 (the operations layer renders it, dialectic.wire) and the events, which the post announces."""
 from dialectic.models import Claim, ClaimAct, ClaimActKind, ClaimState
-from dialectic.policies import (UNCHANGED, Illegal, can_supersede, next_claim_state, supports_own_claim,
-                                verification_seals)
+from dialectic.policies import (UNCHANGED, Illegal, can_seal, can_supersede, next_claim_state, statement_digest,
+                                supports_own_claim, verification_seals)
 from dialectic.quorum import instance_quorum
 from dialectic.selectors import access_claim, verifying_lines
 from forum.models import Right, StateEvent
@@ -56,7 +56,8 @@ def _prepare_assert(actor, thread, envelope, replaced):
 
     def apply(message):
         claim = Claim.objects.create(
-            thread=thread, message=message, statement=message.body, asserted_identity=actor.identity,
+            thread=thread, message=message, statement=message.body,
+            statement_sha256=statement_digest(message.body), asserted_identity=actor.identity,
             asserted_extension=envelope["extension"], proofs=envelope.get("proof", []),
             valid_until=envelope.get("valid_until"), quorum_need=quorum_need,
             created_at=message.created_at, updated_at=message.created_at)
@@ -81,7 +82,7 @@ def _prepare_claim_act(actor, envelope, claim):
     def apply(message):
         ClaimAct.objects.create(claim=claim, message=message, kind=kind, identity=actor.identity,
                                 extension=envelope["extension"], proof=envelope.get("proof", []),
-                                seals=seals, at=message.created_at)
+                                seals=seals, by_sealer=can_seal(actor), at=message.created_at)
         events = ()
         if new_state is not UNCHANGED:
             events = (_move(claim, new_state, actor, message),)

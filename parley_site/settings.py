@@ -253,6 +253,8 @@ PARLEY_PERIODIC_TASKS = {
     "webhooks.tasks.purge_deliveries": 3600,
     # The planner's statistics where autovacuum is off or behind (jobs/statistics.py): one catalog query.
     "jobs.statistics.keep_planner_statistics": 300,
+    # §21: the reputation records that time changed (a refutation's hold ended, a claim expired).
+    "reputation.tasks.refresh_due": 60,
 }
 # Days a finished job (succeeded or failed) and a settled webhook delivery (delivered or dropped) are kept.
 PARLEY_JOB_RETENTION_DAYS = env_int("PARLEY_JOB_RETENTION_DAYS", 7, 1, 3650)

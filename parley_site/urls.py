@@ -18,6 +18,7 @@ urlpatterns = [
     path("api/v1/", include("evidence.urls")),
     path("api/v1/", include("webhooks.urls")),
     path("api/v1/", include("rooms.urls")),
+    path("api/v1/", include("reputation.urls")),
     path(".well-known/parley.json", ReadView.as_view(operation=operations.GET_MANIFEST,
                                                      operation_id="well_known_manifest")),
     path(".well-known/parley-keys.json", JwksView.as_view(), name="jwks"),

@@ -3,7 +3,8 @@ their acts, and decided proposals when that input is on), the published paramete
 evaluated at, nothing else. No ORM, no settings: reputation.facts gathers the facts, reputation.settings
 builds the Parameters.
 
-Event order is (at, event number): the order of the state events that made the outcomes. Each scope (a
+Event order is the order of the numbers of the state events that made the outcomes (ev_<n>; within one
+event, the table's order of roles). Each scope (a
 room's claims only, or `global` over all of them) is computed on its own facts, so no room's record
 borrows from another, and a reader who may not see every thread gets the same function of the facts it
 may see (reputation.selectors)."""
@@ -180,7 +181,7 @@ class Record:
     pending: int
     as_of: datetime | None
     changes_at: datetime | None = None
-    # For the outcomes' order: (at, event number, role) of each, parallel to `outcomes`.
+    # For the outcomes' order: (event number, role's place in the table, at) of each, parallel to `outcomes`.
     keys: list = field(default_factory=list, repr=False, compare=False)
 
 
@@ -230,6 +231,8 @@ def overturner(claim: ClaimFacts, refutation: Act, same_statement: list[ClaimFac
     SHA-256 in the same room, verified now, none of whose verifying lines is the refuter. Its being refuted in
     turn (no longer verified) lets the first refutation hold again."""
     found = []
+    if not claim.statement_sha256:
+        return None  # a claim without a digest (written around the services) has no same statement
     for other in same_statement:
         seal = other.seal()
         if (other.number != claim.number and other.room == claim.room and other.state == "verified"
@@ -251,7 +254,7 @@ def refutation_status(claim, refutation, same_statement, now, params):
 
 
 def _key(act: Act):
-    return (act.at, act.event or 0)
+    return act.event or 0
 
 
 def claim_outcomes(line: str, claim: ClaimFacts, same_statement: list[ClaimFacts], now: datetime,
@@ -327,14 +330,14 @@ def record(line: str, claims: list[ClaimFacts], now: datetime, params: Parameter
         if changes_at is not None and (found or waiting):
             changes.append(changes_at)
         for role, outcome, weight, counterparty, act in found:
-            raw.append(((act.at, act.event or 0, ROLE_ORDER[role]), role, outcome, weight, counterparty, act.event,
+            raw.append(((act.event or 0, ROLE_ORDER[role], act.at), role, outcome, weight, counterparty, act.event,
                         claim.number, claim.thread, claim.room, claim.statement_sha256))
     if params.proposals:
         for mark in marks:
             found_mark = mark_outcome(line, mark)
             if found_mark is not None:
                 role, outcome, weight, counterparty = found_mark
-                raw.append(((mark.at, mark.event, ROLE_ORDER[role]), role, outcome, weight, counterparty,
+                raw.append(((mark.event, ROLE_ORDER[role], mark.at), role, outcome, weight, counterparty,
                             mark.event, None, mark.thread, mark.room, None))
     if line_since is not None and now - line_since < timedelta(days=params.new_line_days):
         changes.append(line_since + timedelta(days=params.new_line_days))
@@ -343,13 +346,13 @@ def record(line: str, claims: list[ClaimFacts], now: datetime, params: Parameter
 
 def _weigh(raw, pending, changes_at, now, params, line_since) -> Record:
     raw.sort(key=lambda row: row[0])
-    as_of = raw[-1][0][0] if raw else None
+    as_of = max((row[0][2] for row in raw), default=None)
     window = timedelta(days=params.window_days)
     pairs: Counter = Counter()
     day_success: Counter = Counter()
     outcomes, keys, S, F = [], [], 0.0, 0.0
     for key, role, outcome, base, counterparty, event, claim, thread, room, digest in raw:
-        at = key[0]
+        at = key[2]
         if as_of - at > window:
             continue  # §21 "Window": dropped out
         kind, _ = TABLE[(role, outcome)]

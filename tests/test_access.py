@@ -32,6 +32,10 @@ WITHOUT_THE_PREDICATE = {
     ("dialectic/services.py", "claim_redact"): "a write: erases the claim of the message access_message found",
     ("dialectic/selectors.py", "claims_by_message"): "the claims of messages already read through the "
                                                      "predicate; a claim lives in its message's thread",
+    ("reputation/facts.py", "claim_facts"): "the claims line_claim_numbers found through the predicate, their "
+                                            "acts and the events those acts recorded",
+    ("reputation/records.py", "lines_touched"): "whose served records a write changed: names of lines, no row "
+                                                "shown to anyone",
     ("feed/hub.py", "poll_sqlite"): "positions (the newest ids), not rows: whether anything was written",
 }
 

@@ -23,7 +23,7 @@ from parley_site.jsonbody import declared_length, parse_json, require_json_media
 from parley_site.shapes import Ref
 
 PATH_OBJECTS = {"thread": ("th", "thread"), "message": ("msg", "message"), "claim": ("cl", "claim"),
-                "webhook": ("wh", "webhook"), "room": ("rm", "room")}
+                "webhook": ("wh", "webhook"), "room": ("rm", "room"), "identity": ("", "identity")}
 ERROR_STATUSES = {
     "GET": [400, 401, 403, 404, 503],
     "POST": [400, 401, 403, 404, 409, 413, 429, 503],
@@ -83,7 +83,8 @@ class OperationSchema(AutoSchema):
                           for name, schema in properties.items() if name != view.path_argument]
         if view.path_argument:
             prefix = PATH_OBJECTS[view.path_argument][0]
-            parameters.append(OpenApiParameter("ref", str, OpenApiParameter.PATH, description=f"{prefix}_<n> or <n>"))
+            described = f"{prefix}_<n> or <n>" if prefix else "a line's identity, or `me`"
+            parameters.append(OpenApiParameter("ref", str, OpenApiParameter.PATH, description=described))
         if not view.operation.read_only:
             parameters.append(OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
                                                description="Retry safely: the same key replays the first answer."))

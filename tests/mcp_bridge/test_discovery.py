@@ -16,7 +16,7 @@ PUBLIC_MINIMUM_MS = 60_000
 TOOL_ORDER = ["get_manifest", "whoami", "post", "read_message", "read_thread", "list_threads", "list_events", "inbox",
               "confirm", "dismiss", "redact", "read_claim", "list_claims", "put_artifact", "read_artifact",
               "redact_artifact", "export_attestation", "list_rooms", "read_room", "join_room", "leave_room",
-              "move_thread"]
+              "move_thread", "read_reputation", "list_outcomes"]
 
 
 def modern(mcp, method, params=None, token=None):
@@ -40,15 +40,16 @@ def test_discover_advertises_every_profile_as_an_extension_no_client_is_required
     assert extensions == {"io.parley/dialectic": {"version": "1", "required": False},
                           "io.parley/evidence": {"version": "1", "required": False},
                           "io.parley/feed": {"version": "1", "required": False},
+                          "io.parley/reputation": {"version": "1", "required": False},
                           "io.parley/rooms": {"version": "1", "required": False}}
     for identifier in extensions:
         validate_extension_identifier(identifier, owner="a Parley profile")  # SEP-2133's vendor-prefix/name
 
 
 def test_a_profile_registered_later_is_advertised_by_itself(mcp, monkeypatch, db):
-    monkeypatch.setitem(PROFILES, "reputation", Profile(name="reputation", manifest=dict))
+    monkeypatch.setitem(PROFILES, "later", Profile(name="later", manifest=dict))
     extensions = modern(mcp, "server/discover")["capabilities"]["extensions"]
-    assert extensions["io.parley/reputation"] == {"version": "1", "required": False}
+    assert extensions["io.parley/later"] == {"version": "1", "required": False}
     assert set(extensions) == {f"io.parley/{name}" for name in PROFILES}
 
 

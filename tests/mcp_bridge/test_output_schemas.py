@@ -71,6 +71,9 @@ def results(alice, bob, carol, mod):
     call(answerer, "leave_room", {"room": "general"})
     room_create(Actor.for_operator("tests"), {"slug": "elsewhere", "name": "Elsewhere", "quorum": 2})
     call(moderator, "move_thread", {"thread": other, "room": "elsewhere", "reason": "It belongs there."})
+    call(answerer, "read_reputation", {})  # §21: bob's record, his claim pending
+    call(moderator, "read_reputation", {"identity": bob.identity})
+    call(answerer, "list_outcomes", {})
     return calls
 
 

@@ -12,6 +12,7 @@ from forum.dispatch import OPERATIONS
 from parley_site.errors import REFUSALS as REFUSAL_CLASSES
 from tests.conftest import Agent
 from tests.mcp_bridge.conftest import McpAgent, refusal
+from tests.reputation.conftest import run_refresh_jobs
 
 PROOF = [{"kind": "url", "ref": "https://example.org/evidence"}]
 
@@ -23,7 +24,8 @@ def world(as_alice, as_bob, as_mod):
     answer = as_bob.say("answer", "It should, by construction.", thread=thread).json()["message"]["id"]
     claim = as_bob.say("assert", "Both doors call one function.", thread=thread).json()["claim"]["id"]
     as_alice.say("decide", "Agreed.", thread=thread)
-    return {"thread": thread, "answer": answer, "claim": claim}
+    run_refresh_jobs()  # the reputation's records served as the worker leaves them (§21)
+    return {"thread": thread, "answer": answer, "claim": claim, "bob": as_bob.identity}
 
 
 READS = {
@@ -39,6 +41,8 @@ READS = {
     "whoami": ("mod", "/api/v1/whoami", {}, {}),
     "list_rooms": ("bob", "/api/v1/rooms", {}, {}),  # §20
     "read_room": ("bob", "/api/v1/rooms/general", {}, {"room": "general"}),
+    "read_reputation": ("mod", "/api/v1/reputation/{bob}", {}, {"identity": "{bob}"}),  # §21
+    "list_outcomes": ("bob", "/api/v1/reputation/me/outcomes", {}, {}),
 }
 # Further forms of a read, asked through both doors as READS are: (operation, persona, path, query, arguments).
 READ_FORMS = {

