@@ -9,9 +9,12 @@ and when), the room each was asserted in, who holds `verify` or is the room's ve
 the newest event (the record's `as_of`, a tick this test makes last). It imports nothing of the server's
 reputation code. Readings of §21 it takes, where the text leaves a choice:
 - an outcome is evaluated on the claims' current states at as_of: `sealed` and `attest_held` count while
-  the claim is `verified` (also once expired); a claim `refuted` by another line counts nothing until the
-  refutation held or was overturned; superseded claims, and expired claims never sealed, are neutral;
-- `pending` counts the line's claims in `unverified` or `supported` that have not expired;
+  the claim is `verified`; a claim `refuted` by another line counts nothing until the refutation held or
+  was overturned; superseded and expired claims are neutral, a sealed one too (§10: past `valid_until` a
+  claim's certainty drops to `unverified`), but for a refutation, which stays final;
+- `pending` counts the claims in which the line has a stake still open: its own or attested claims in
+  `unverified` or `supported` that have not expired, and claims whose refutation (by another line) has
+  not held yet, for their asserter, attesters and refuter;
 - a retraction (the asserter refuting its own claim) counts 0.25 at once, is never overturned, and costs
   its attesters nothing;
 - an outcome's `at` is the time of the event that made it: the sealing verification for `sealed`,
@@ -138,17 +141,15 @@ def overturn_of(claim, room, claims):
 
 
 def raw_outcomes(claims, verifiers_of, as_of):
-    """Every outcome the claims commit at as_of: (line, at, outcome, base weight, pair or None, claim id, room)."""
-    found = []
+    """(every outcome the claims commit at as_of: (line, at, outcome, base weight, pair or None, claim id,
+    room), {line: how many claims are pending for it})."""
+    found, pending = [], defaultdict(int)
     for claim, room in claims:
         asserter = claim["asserted_by"]["identity"]
         attesters = sorted({act["by"]["identity"] for act in claim["attestations"]})
         seal_at, sealer, _ = sealing(claim)
         made = []
-        if claim["state"] == "verified":
-            made += [(asserter, seal_at, "sealed", 1, sealer)]
-            made += [(attester, seal_at, "attest_held", 1, sealer) for attester in attesters]
-        elif claim["state"] == "refuted":
+        if claim["state"] == "refuted":
             refuter, refuted_at = claim["refutation"]["by"]["identity"], when(claim["refutation"]["at"])
             overturned_at = overturn_of(claim, room, claims) if refuter != asserter else None
             if refuter == asserter:
@@ -161,9 +162,20 @@ def raw_outcomes(claims, verifiers_of, as_of):
                 made += [(attester, refuted_at, "attest_failed", 1, refuter) for attester in attesters]
                 if was_verified:
                     made += [(refuter, refuted_at, "caught", 1, sealer)]
+            else:
+                for line in {asserter, refuter, *attesters}:
+                    pending[line] += 1
+        elif claim["state"] == "superseded" or claim["expired"]:
+            pass
+        elif claim["state"] == "verified":
+            made += [(asserter, seal_at, "sealed", 1, sealer)]
+            made += [(attester, seal_at, "attest_held", 1, sealer) for attester in attesters]
+        else:
+            for line in {asserter, *attesters}:
+                pending[line] += 1
         found += [(line, at, outcome, base, pair, claim["id"], room) for line, at, outcome, base, pair in made
                   if not line.startswith("human:")]
-    return found
+    return found, pending
 
 
 def record_of(line, outcomes, as_of):
@@ -189,17 +201,12 @@ def record_of(line, outcomes, as_of):
     return successes, failures, dict(counts), weights
 
 
-def pending_of(line, claims):
-    return sum(1 for claim, _ in claims if claim["asserted_by"]["identity"] == line
-               and claim["state"] in ("unverified", "supported") and not claim["expired"])
-
-
 def check_scope(served, items, line, claims, verifiers_of, as_of, token_age):
-    outcomes = raw_outcomes(claims, verifiers_of, as_of)
+    outcomes, pending = raw_outcomes(claims, verifiers_of, as_of)
     successes, failures, counts, weights = record_of(line, outcomes, as_of)
     assert_scope(served, successes, failures, token_age=token_age)
     assert {kind: n for kind, n in served["outcomes"].items() if n} == counts, (served, counts)
-    assert served["pending"] == pending_of(line, claims)
+    assert served["pending"] == pending[line], (served, pending)
     listed = sorted((item["claim"], item["outcome"], item["weight"]) for item in items if item["weight"])
     expected = sorted(item for item in weights if item[2])
     assert [(claim, outcome) for claim, outcome, _ in listed] == [(claim, outcome) for claim, outcome, _ in expected]
@@ -225,8 +232,8 @@ def check_every_record(history):
             in_room = [(claim, where) for claim, where in claims if where == room]
             scope = record["rooms"].get(room)
             if scope is None:
-                assert not record_of(line, raw_outcomes(in_room, verifiers_of, as_of), as_of)[3]
-                assert pending_of(line, in_room) == 0
+                outcomes, pending = raw_outcomes(in_room, verifiers_of, as_of)
+                assert not record_of(line, outcomes, as_of)[3] and not pending[line]
                 continue
             check_scope(scope, forum.outcomes(history.mod, line, room=room, limit=50), line, in_room,
                         verifiers_of, as_of, as_of - history.born)

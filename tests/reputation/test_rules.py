@@ -26,8 +26,8 @@ def cast(forum):
     return type("Cast", (), lines)
 
 
-def sealed_claim(forum, cast, statement="The sky is blue.", sealer=None, room=None, asserter=None):
-    claim = forum.claim(asserter or cast.alice, statement, room=room)
+def sealed_claim(forum, cast, statement="The sky is blue.", sealer=None, room=None, asserter=None, **fields):
+    claim = forum.claim(asserter or cast.alice, statement, room=room, **fields)
     forum.attest(cast.bob, claim)
     forum.verify(sealer or cast.vera, claim)
     return claim
@@ -229,14 +229,26 @@ def test_unverified_and_supported_claims_are_pending(forum, cast):
     assert not any(record["global"]["outcomes"].values())
     assert_scope(record["global"], 0, 0)
     assert forum.outcomes(cast.alice) == [] and forum.outcomes(cast.bob) == []
+    assert forum.record(cast.bob)["global"]["pending"] == 2  # an attester's stake is pending too
+
+
+def test_a_claim_whose_refutation_has_not_held_yet_is_pending_for_every_line_with_a_stake(forum, cast):
+    """Reading: until it holds (or is overturned) a refutation commits nothing, so the claim is still
+    pending for its asserter, its attesters and its refuter."""
+    claim = forum.claim(cast.alice, "Contested.")
+    forum.attest(cast.bob, claim)
+    forum.refute(cast.carol, claim)
+    for line in (cast.alice, cast.bob, cast.carol):
+        assert forum.record(line)["global"]["pending"] == 1
 
 
 def test_expired_and_superseded_claims_are_neutral(forum, cast):
-    """Expired and superseded claims count neither as an outcome nor as pending (a claim that expired or
-    was superseded before any seal)."""
+    """Expired and superseded claims count neither as an outcome nor as pending. Reading: a sealed claim
+    that expires is neutral too (§10: past `valid_until` its certainty drops to `unverified` level)."""
     until = (forum.now + timedelta(hours=1)).isoformat().replace("+00:00", "Z")
     expiring = forum.claim(cast.alice, "Valid for an hour.", valid_until=until)
     forum.attest(cast.bob, expiring)
+    sealed_claim(forum, cast, "Valid for an hour, and sealed.", valid_until=until)
     old = forum.claim(cast.alice, "Old wording.")
     forum.attest(cast.bob, old)
     forum.supersede(cast.alice, old, "New wording.")
