@@ -42,14 +42,16 @@ VERIFIERS = ("vic", "val", "rho", "human")  # vic, val hold `verify`; rho verifi
 REFUTERS = ("ann", "ben", "cat", "vic", "val", "rho", "human")
 STATEMENTS = ("The bridge holds.", "The test is flaky.", "Port 8000.")
 ROOMS = ("default", "lab")
-CLAIM = st.integers(0, 30)
+CLAIM = st.integers(0, 6)  # counted back from the newest claim, so that acts meet claims they can move
 
+ASSERT = st.tuples(st.just("assert"), st.sampled_from(ASSERTERS), st.sampled_from(STATEMENTS),
+                   st.sampled_from(ROOMS), st.sampled_from([1, 1, 1, 2]), st.sampled_from([None, None, None, 1, 30]))
+SEAL = st.tuples(st.just("seal"), st.sampled_from(ATTESTERS), st.sampled_from(VERIFIERS), CLAIM)
 STEPS = st.one_of(
-    st.tuples(st.just("assert"), st.sampled_from(ASSERTERS), st.sampled_from(STATEMENTS), st.sampled_from(ROOMS),
-              st.sampled_from([1, 1, 1, 2]), st.sampled_from([None, None, None, 1, 30])),
+    ASSERT, ASSERT, SEAL, SEAL,
     st.tuples(st.just("attest"), st.sampled_from(ATTESTERS), CLAIM),
     st.tuples(st.just("verify"), st.sampled_from(VERIFIERS), CLAIM),
-    st.tuples(st.just("verify"), st.sampled_from(VERIFIERS), CLAIM),
+    st.tuples(st.just("refute"), st.sampled_from(REFUTERS), CLAIM),
     st.tuples(st.just("refute"), st.sampled_from(REFUTERS), CLAIM),
     st.tuples(st.just("supersede"), CLAIM, st.sampled_from(STATEMENTS)),
     st.tuples(st.just("wait"), st.sampled_from([1, 3, 13, 15, 100, 400])),
@@ -93,17 +95,24 @@ class History:
         elif not self.claims:
             return
         elif kind == "supersede":
-            old, room = self.claims[step[1] % len(self.claims)]
+            old, room = self.pick(step[1])
             asserter = self.read(old)["asserted_by"]["identity"]
             agent = next(agent for name, agent in self.agents.items() if self.identity(name) == asserter)
             response = agent.say("assert", step[2], thread=old.thread, supersedes=[old.id])
             if response.status_code == 201:
                 created = response.json()["claim"]
                 self.claims.append((type(old)(created["id"], old.thread, step[2]), room))
+        elif kind == "seal":  # an attestation, then a verification: most claims that get sealed get there so
+            self.apply(("attest", step[1], step[3]))
+            forum.later(minutes=1)
+            self.apply(("verify", step[2], step[3]))
         else:
-            claim, _ = self.claims[step[2] % len(self.claims)]
+            claim, _ = self.pick(step[2])
             response = forum.act(self.agents[step[1]], kind, claim, proof=kind != "verify")
             assert response.status_code in (201, 403, 409), response.content  # refused acts change nothing
+
+    def pick(self, back):
+        return self.claims[-1 - back % len(self.claims)]
 
     def read(self, claim):
         response = self.mod.get(f"/api/v1/claims/{claim.id}")
@@ -226,7 +235,7 @@ def check_every_record(history):
         line = history.identity(name)
         record = forum.record(history.mod, line)
         assert record == {**forum.record(history.agents[name]), "computed_at": record["computed_at"]}
-        check_scope(record["global"], forum.outcomes(history.mod, line), line, claims, verifiers_of, as_of,
+        check_scope(record["global"], forum.outcomes(history.mod, line, limit=50), line, claims, verifiers_of, as_of,
                     as_of - history.born)
         for room in history.rooms.values():
             in_room = [(claim, where) for claim, where in claims if where == room]
@@ -239,9 +248,10 @@ def check_every_record(history):
                         verifiers_of, as_of, as_of - history.born)
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, database=None,
+@settings(max_examples=8, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(steps=st.lists(st.tuples(GAPS, STEPS), min_size=4, max_size=18))
+@given(steps=st.tuples(st.lists(st.tuples(GAPS, ASSERT), min_size=2, max_size=5),
+                       st.lists(st.tuples(GAPS, STEPS), min_size=6, max_size=14)).map(lambda parts: parts[0] + parts[1]))
 def test_the_served_record_is_the_formula_of_section_21_over_any_history(steps, time_machine, make_token,
                                                                          make_moderator):
     with transaction.atomic():
