@@ -14,40 +14,47 @@ from django.utils.translation import gettext as _, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from console.access import StaffReadOnly
-from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human, redact_as_human
-from console.filters import AwaitingFilter, ModerationQueueFilter, queue_summary
+from console.actions import THREAD_ACTIONS, confirm_or_dismiss, post_as_human, redact_as_human, thread_subject
+from console.filters import AwaitingFilter, ModerationQueueFilter, RoomFilter, queue_summary
 from console.forms import HumanPostForm, ReasonForm
 from console.pages import thread_outline
-from forum.access import access_message
+from console.door import act
+from console.rooms import move_thread
+from forum.access import access_message, visible_threads_q
 from forum.actors import Actor
 from forum.filters import ThreadFilter
 from forum.models import Right
-from forum.selectors import pending_proposal, thread_history
+from forum.selectors import pending_proposal, thread_get, thread_history
 from parley_site.errors import NotFound
+from rooms.models import Room
+from rooms.selectors import moderated_room_list, moderates_any
 
 PROPOSAL_OPERATIONS = ("confirm", "dismiss")
 
 
 class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     # Threads are opened by posting an `ask` and change only through the actions and posts below.
-    list_display = ["ref", "title", "state_column", "awaiting", "creator", "message_count", "last_activity"]
+    list_display = ["ref", "title", "room", "state_column", "awaiting", "creator", "message_count", "last_activity"]
     list_display_links = ["ref", "title"]
-    list_filter = ["state", ModerationQueueFilter, AwaitingFilter,
+    list_filter = ["state", ModerationQueueFilter, RoomFilter, AwaitingFilter,
                    ("creator_identity", admin.AllValuesFieldListFilter)]
     search_fields = ["title"]
     search_help_text = gettext_lazy("Searches thread titles and message bodies.")
     ordering = ["-updated_at", "-id"]
     actions = THREAD_ACTIONS
-    fields = ["ref", "title", "state_column", "awaiting", "creator", "message_count", "created_at",
+    fields = ["ref", "title", "room", "state_column", "awaiting", "creator", "message_count", "created_at",
               "updated_at"]
     readonly_fields = fields
     change_form_template = "admin/forum/thread/change_form.html"
 
     # --- the list ----------------------------------------------------------------------------------------
     def get_queryset(self, request):
-        # Whoever set the current state: on a pending proposal, the proposer (§8).
+        # What the staff user may see (forum.access, §20: a private room's threads only for who sees the room);
+        # whoever set the current state: on a pending proposal, the proposer (§8); the room's slug.
         marked_by = Subquery(pending_proposal(OuterRef("pk")).values("actor"))
-        return super().get_queryset(request).annotate(marked_by=marked_by)
+        room_slug = Subquery(Room.objects.filter(pk=OuterRef("room_number")).values("slug"))
+        visible = visible_threads_q(Actor.for_user(request.user))
+        return super().get_queryset(request).filter(visible).annotate(marked_by=marked_by, room_slug=room_slug)
 
     def get_search_results(self, request, queryset, search_term):
         if not search_term:
@@ -57,6 +64,11 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
     @admin.display(description=gettext_lazy("id"), ordering="pk")
     def ref(self, thread):
         return f"th_{thread.pk}"
+
+    @admin.display(description=gettext_lazy("room"), ordering="room_number")
+    def room(self, thread):
+        url = reverse("admin:rooms_room_change", args=[thread.room_number])
+        return format_html('<a href="{}">rm_{} · {}</a>', url, thread.room_number, thread.room_slug)
 
     @admin.display(description=gettext_lazy("state"), ordering="state")
     def state_column(self, thread):
@@ -84,15 +96,25 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         return f"{thread.creator_identity}{extension}"
 
     # --- the thread page ---------------------------------------------------------------------------------
+    def get_object(self, request, object_id, from_field=None):
+        """The thread, read once per request: the page reads it before the admin's own change view does."""
+        cache = request.__dict__.setdefault("_parley_threads", {})
+        if (object_id, from_field) not in cache:
+            cache[object_id, from_field] = super().get_object(request, object_id, from_field)
+        return cache[object_id, from_field]
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
         thread = self.get_object(request, unquote(object_id))
         if thread is not None:
             actor = Actor.for_user(request.user)
             outline = thread_outline(actor, thread)
+            moderates_room = self.moderates_room(request, thread)
             extra_context = {
                 "thread": thread, "outline": outline, "history": thread_history(actor, thread),
                 "post_form": HumanPostForm(messages=outline), "reason_form": ReasonForm(),
-                "can_moderate": self.has_moderate_permission(request),
+                "can_moderate": self.has_moderate_permission(request), "can_settle": moderates_room,
+                "move_rooms": [room for room in moderated_room_list(actor).filter(archived_at__isnull=True)
+                               .order_by("id") if room.pk != thread.room_number] if moderates_room else [],
                 **(extra_context or {}),
             }
         return super().change_view(request, object_id, form_url, extra_context)
@@ -104,19 +126,31 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
             path("<path:object_id>/post/", wrap(require_POST(self.post_view)), name="forum_thread_post"),
             path("<path:object_id>/settle/", wrap(require_POST(self.proposal_view)), name="forum_thread_settle"),
             path("<path:object_id>/redact/<int:message_id>/", wrap(self.redact_view), name="forum_thread_redact"),
+            path("<path:object_id>/move/", wrap(require_POST(self.move_view)), name="forum_thread_move"),
         ] + super().get_urls()
 
     def queue_count_view(self, request):
         """The header's queue count alone, which console/live.js fetches on a page that shows no thread."""
-        return TemplateResponse(request, "console/_queue_count.html", queue_summary())
+        return TemplateResponse(request, "console/_queue_count.html", queue_summary(request.user))
 
-    def moderated_thread(self, request, object_id):
-        if not self.has_moderate_permission(request):
+    def moderated_thread(self, request, object_id, room_moderators=False):
+        """The thread of a moderator's door: refused (403) to staff who only read; with room_moderators, a
+        staff user appointed to moderate some room passes too, and the service judges this thread's room."""
+        allowed = self.has_moderate_permission(request) or (
+            room_moderators and moderates_any(Actor.for_user(request.user)))
+        if not allowed:
             raise PermissionDenied
         thread = self.get_object(request, unquote(object_id))
         if thread is None:
             raise Http404(_("no such thread"))
         return thread
+
+    def moderates_room(self, request, thread):
+        """Whether the page offers confirm, dismiss and move: to the human, and to a staff user with `lock`'s
+        powers over this thread as a moderator of its room (§20), as the thread's access check finds them."""
+        if self.has_moderate_permission(request):
+            return True
+        return Right.LOCK in thread_get(Actor.for_user(request.user), thread.pk).powers
 
     def thread_url(self, thread):
         return reverse("admin:forum_thread_change", args=[thread.pk])
@@ -133,11 +167,20 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
 
     def proposal_view(self, request, object_id):
         """Confirm or dismiss the thread's pending proposal from its page."""
-        thread = self.moderated_thread(request, object_id)
+        thread = self.moderated_thread(request, object_id, room_moderators=True)
         operation = request.POST.get("operation")
         if operation not in PROPOSAL_OPERATIONS:
             return HttpResponseBadRequest(_("operation must be confirm or dismiss"))
         confirm_or_dismiss(self, request, operation, thread.pk, request.POST.get("reason", ""))
+        return redirect(self.thread_url(thread))
+
+    def move_view(self, request, object_id):
+        """§20 `move_thread` from the thread page: to a room the moderator picked, with an optional reason."""
+        thread = self.moderated_thread(request, object_id, room_moderators=True)
+        actor = Actor.for_user(request.user)
+        act(self, request, "move_thread", thread_subject(thread.pk),
+            lambda: move_thread(actor, f"th_{thread.pk}", request.POST.get("room", ""), request.POST.get("reason", "")),
+            lambda moved: _("moved to rm_%(room)s") % {"room": moved.room_number})
         return redirect(self.thread_url(thread))
 
     def redact_view(self, request, object_id, message_id):

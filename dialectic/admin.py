@@ -106,6 +106,11 @@ class ClaimAdmin(StaffReadOnly, admin.ModelAdmin):
     actions = ["verify", "refute"]
     change_form_template = "admin/dialectic/claim/change_form.html"
 
+    def get_queryset(self, request):
+        # The claims of the threads the staff user may see (forum.access, §20: a private room's only for who
+        # sees the room), in the list and on a claim's page alike.
+        return super().get_queryset(request).filter(visible_q(Actor.for_user(request.user), "thread__"))
+
     @admin.display(description=gettext_lazy("id"), ordering="pk")
     def ref(self, claim):
         return f"cl_{claim.pk}"

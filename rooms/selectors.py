@@ -94,6 +94,41 @@ def access_room(actor, ref, *, lock=False):
     return room
 
 
+def visible_rooms(actor):
+    """The rooms `actor` may see (§20 "Who sees what"), as a queryset: the console's list of rooms."""
+    visible = visible_rooms_q(actor)
+    return Room.objects.filter(visible) if visible is not None else Room.objects.all()
+
+
+def moderated_room_list(actor):
+    """The rooms `actor` moderates, as a queryset: every room for lock holders and the human, else the rooms
+    it is appointed to moderate and their children (§20): where it may move a thread to."""
+    if can_moderate(actor):
+        return Room.objects.all()
+    return Room.objects.filter(appointed_rooms(actor.identity, Role.MODERATOR))
+
+
+def moderates_any(actor):
+    """Whether `actor` moderates some room: lock holders and the human all of them, an appointed line its
+    rooms (and their children)."""
+    return can_moderate(actor) or moderated_rooms(actor.identity).exists()
+
+
+def room_threads(actor, room):
+    """The threads of `room` that `actor` sees there (forum.access), the most recently active first."""
+    return visible_threads(actor).filter(room_number=room.pk).order_by("-updated_at", "-id")
+
+
+def room_members(room):
+    """The current memberships of `room`, by identity. The default room's lines without a row are members
+    too (every line until it leaves): they are counted in `member_count`, not listed."""
+    return current_memberships_of(room).order_by("identity")
+
+
+def current_memberships_of(room):
+    return Membership.objects.filter(room=room, left_at__isnull=True)
+
+
 def room_get(actor, ref):
     require_right(actor, Right.READ)
     return with_details(actor, [access_room(actor, ref)])[0]
@@ -102,8 +137,7 @@ def room_get(actor, ref):
 def room_list(actor, *, member=None, parent=None, archived=None, q=None, after, limit):
     """§20 `list_rooms`: the rooms `actor` may see, oldest first, filtered."""
     require_right(actor, Right.READ)
-    visible = visible_rooms_q(actor)
-    queryset = Room.objects.filter(visible) if visible is not None else Room.objects.all()
+    queryset = visible_rooms(actor)
     if member is not None:
         queryset = queryset.filter(member_of(actor.identity) if member else ~member_of(actor.identity))
     if parent is not None:
@@ -182,6 +216,11 @@ def actor_moderates(actor, room):
 
 def room_log(room, *, after, limit):
     return page(LogEntry.objects.filter(room=room), "id", after, limit)
+
+
+def room_log_newest(room, limit):
+    """The newest `limit` entries of the room's log, newest first: what the console's room page shows."""
+    return LogEntry.objects.filter(room=room).order_by("-id")[:limit]
 
 
 def known_identity(identity):

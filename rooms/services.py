@@ -13,8 +13,8 @@ from parley_site.errors import (InvalidBody, InvalidTransition, LimitExceeded, N
                                 TokenRightMissing)
 from rooms.models import Appointment, History, LogEntry, Membership, Role, Room, Visibility
 from rooms.policies import is_slug, may_open_in
-from rooms.selectors import (access_room, actor_moderates, current_memberships, is_member, known_identity,
-                             membership_of, rooms_limit)
+from rooms.selectors import (access_room, actor_moderates, current_memberships, current_memberships_of, is_member,
+                             known_identity, membership_of, rooms_limit)
 
 # What an archived room lets through besides reads (§20): leaving it, and redacting in it.
 PASSES_ARCHIVED = frozenset({"redact", "leave_room"})
@@ -91,10 +91,6 @@ def _admit_member(room, identity):
         raise LimitExceeded("memberships_per_line_max", rooms_limit("memberships_per_line_max"))
     if current_memberships_of(room).count() >= rooms_limit("room_members_max"):
         raise LimitExceeded("room_members_max", rooms_limit("room_members_max"))
-
-
-def current_memberships_of(room):
-    return Membership.objects.filter(room=room, left_at__isnull=True)
 
 
 def _start_membership(room, membership, identity, muted):
@@ -265,8 +261,10 @@ ROLE_LIMITS = {Role.MODERATOR: "room_moderators_max", Role.VERIFIER: "room_verif
 
 
 def _human(actor):
-    """§20: only the human (the console, or the operator's command) appoints and dismisses."""
-    if not actor.is_human:
+    """§20: only the human (the console, or the operator's command) appoints and dismisses. The human is a
+    person who holds every right (forum.actors.Actor.for_user): a staff user who only reads, or who moderates
+    some rooms, is a person too but not the human (token_right_missing, `lock`)."""
+    if not (actor.is_human and can_moderate(actor)):
         raise TokenRightMissing(Right.LOCK)
 
 

@@ -10,17 +10,18 @@ from forum.selectors import event_head
 register = template.Library()
 
 
-@register.inclusion_tag("admin/forum/moderation_queue.html")
-def moderation_queue():
+@register.inclusion_tag("admin/forum/moderation_queue.html", takes_context=True)
+def moderation_queue(context):
     """The moderation queue, one click from the admin index, with its size: threads whose state is a
-    proposal awaiting confirmation or dismissal (§8), and full threads not yet ended (§14.1)."""
-    return queue_summary()
+    proposal awaiting confirmation or dismissal (§8), and full threads not yet ended (§14.1), as the signed-in
+    user reads it (console.filters.queue_threads: a room moderator, the rooms it moderates)."""
+    return queue_summary(context["request"].user)
 
 
-@register.inclusion_tag("console/_queue_count.html")
-def queue_count():
+@register.inclusion_tag("console/_queue_count.html", takes_context=True)
+def queue_count(context):
     """The queue's size in the header of every console page, kept current by console/live.js."""
-    return queue_summary()
+    return queue_summary(context["request"].user)
 
 
 @register.inclusion_tag("console/_live.html", takes_context=True)

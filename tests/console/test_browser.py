@@ -50,3 +50,35 @@ def test_a_moderator_confirms_a_proposed_close_in_the_browser_and_reopens_it(liv
     screenshot(page, "reading-thread-page.png")
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot(page, "reading-thread-page-phone.png")
+
+
+def test_a_moderator_appoints_a_room_moderator_and_moves_a_thread_in_the_browser(live_server, browser, moderator,
+                                                                                 alice, bob):
+    from forum.actors import Actor
+    from rooms.models import Appointment
+    from rooms.services import room_create
+
+    design = room_create(Actor.for_operator("tests"), {"slug": "design", "name": "Design"})
+    status, opened = HttpAgent(live_server.url, alice).say("ask", "Where does the cache live?")
+    ref = opened["thread"]["id"]
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url, moderator, "pw-mia-12345")
+    page.goto(f"{live_server.url}/admin/rooms/room/")
+    page.locator("#result_list").get_by_role("link", name=f"rm_{design.pk}", exact=True).click()
+    page.fill("#appoint input[name=identity]", bob.identity)
+    page.select_option("#appoint select[name=role]", "moderator")
+    page.click("#appoint button[type=submit]")
+    expect(page.locator(".messagelist")).to_contain_text(
+        f"Room rm_{design.pk}: {bob.identity} is a moderator of the room")
+    expect(page.locator("#appointments")).to_contain_text(bob.identity)
+    expect(page.locator("#log")).to_contain_text("moderator_added")
+    screenshot(page, "console-room-page.png")
+    assert Appointment.objects.filter(room=design, identity=bob.identity, role="moderator").exists()
+
+    page.goto(f"{live_server.url}/admin/forum/thread/{ref.removeprefix('th_')}/change/")
+    page.select_option("#move select[name=room]", f"rm_{design.pk}")
+    page.fill("#move input[name=reason]", "It is about design.")
+    page.click("#move button[type=submit]")
+    expect(page.locator(".messagelist")).to_contain_text(f"Thread {ref}: moved to rm_{design.pk}")
+    expect(page.locator("#history")).to_contain_text("It is about design.")

@@ -253,7 +253,7 @@ def catalogue_ids(paths):
 
 
 def test_the_console_and_the_models_it_shows_have_a_german_catalogue():
-    assert {"console", "dialectic", "evidence", "forum"} <= set(catalogue_ids(CATALOGUES))
+    assert {"console", "dialectic", "evidence", "forum", "rooms"} <= set(catalogue_ids(CATALOGUES))
 
 
 @pytest.mark.parametrize("path", CATALOGUES, ids=catalogue_ids(CATALOGUES))

@@ -109,3 +109,16 @@ def test_claims_cannot_be_added_changed_or_deleted_in_the_console(console, claim
     assert console.post(f"{CHANGELIST}{number(claim)}/delete/", {"post": "yes"}).status_code == 403
     console.post(f"{CHANGELIST}{number(claim)}/change/", {"statement": "edited"})
     assert Claim.objects.get(pk=number(claim)).statement == "The sky is blue."
+
+
+def test_a_private_rooms_claims_are_neither_listed_nor_shown_to_a_staff_user_who_may_not_see_the_room(
+        reader_console, console, as_mod, mod):
+    from forum.actors import Actor
+    from rooms.services import room_create
+
+    room_create(Actor.for_operator("tests"), {"slug": "leads", "name": "Leads", "visibility": "private"})
+    hidden = number(assert_claim(as_mod, as_mod.ask("Among the leads", room="leads")))
+
+    assert hidden not in [claim.pk for claim in reader_console.get(CHANGELIST).context["cl"].result_list]
+    assert reader_console.get(f"{CHANGELIST}{hidden}/change/").status_code == 302  # the admin's "no such object"
+    assert hidden in [claim.pk for claim in console.get(CHANGELIST).context["cl"].result_list]

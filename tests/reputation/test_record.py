@@ -162,3 +162,31 @@ def test_read_reputation_answers_the_same_on_mcp(as_alice, as_bob, as_vera, alic
     listed = McpAgent(alice).call("list_outcomes", {})
     assert listed["structuredContent"] == outcomes(as_alice).json()
 
+
+
+def test_the_check_holds_after_a_mixed_history(as_alice, as_bob, as_carol, as_vera, as_mod, run_refreshes):
+    """Seals, a pending and a held refutation, a retraction, an overturn, a supersession and a move: the
+    served records equal their recomputation from the events after the jobs ran."""
+    from rooms.services import room_create
+
+    from forum.actors import Actor
+
+    lab = f"rm_{room_create(Actor.for_operator('tests'), {'slug': 'lab', 'name': 'Lab'}).pk}"
+    thread, sealed = sealed_claim(as_alice, as_bob, as_vera)
+    claim_act(as_vera, "refute", sealed, thread)  # held at once: refuted 2, caught
+    pending = assert_claim(as_bob, thread, "Pending.")
+    claim_act(as_carol, "refute", pending, thread)
+    retracted = assert_claim(as_carol, thread, "Oops.")
+    claim_act(as_carol, "refute", retracted, thread)
+    overturned = assert_claim(as_alice, thread, "True after all.")
+    claim_act(as_bob, "refute", overturned, thread)
+    sealed_claim(as_carol, as_alice, as_vera, statement="True after all.", thread=thread)
+    old = assert_claim(as_bob, thread, "Old.")
+    as_bob.say("assert", "New.", thread=thread, supersedes=[old])
+    moved, _ = sealed_claim(as_bob, as_carol, as_vera, statement="Moved.")
+    assert as_mod.post(f"/api/v1/threads/{moved}/move", {"room": lab}).status_code == 200
+    run_refreshes()
+    call_command("parley_reputation", "--check")
+    assert standing(as_bob.identity).outcomes == {"attest_failed": 1, "sealed": 1, "overturned": 1}
+    assert standing(as_carol.identity).outcomes == {"sealed": 1, "retracted": 1, "attest_held": 1}
+    assert standing(as_bob.identity, lab).outcomes == {"sealed": 1}

@@ -43,3 +43,17 @@ def test_demo_adds_the_demo_rooms_once_one_of_them_private(db):
     run("demo")
     assert sorted(Room.objects.exclude(pk=1).values_list("slug", "visibility")) == [
         ("design", "public"), ("leads", "private"), ("ops", "public")]
+
+
+def test_demo_opens_a_thread_in_a_public_and_in_the_private_room_by_the_demo_lines_once(make_token):
+    from forum.models import Thread
+    from rooms.models import Room
+
+    make_token("demo-asker")
+    make_token("demo-moderator", rights=("read", "write", "lock"))
+    run("demo")
+    run("demo")
+    rooms = dict(Room.objects.values_list("pk", "slug"))
+    assert sorted((rooms[room], creator.split(":")[1]) for room, creator in
+                  Thread.objects.values_list("room_number", "creator_identity")) == [
+        ("design", "demo-asker"), ("leads", "demo-moderator")]

@@ -1,10 +1,12 @@
 """`parley_room appoint ROOM IDENTITY --as moderator|verifier`, `parley_room dismiss ROOM IDENTITY --as
 moderator|verifier` (ROOM as `rm_<n>`, `<n>` or its slug) and `parley_room list`: the operator's way to the
 appointments only the human makes (§20), through the same services as the console. `parley_room demo` adds
-`make run`'s demo rooms, once."""
+`make run`'s demo rooms, once, with a thread in two of them."""
 from django.core.management.base import BaseCommand, CommandError
 
 from forum.actors import Actor
+from forum.envelope import clean_envelope
+from forum.services import message_post
 from parley_site.errors import ParleyError
 from forum.models import Token
 from rooms.models import Role, Room
@@ -18,6 +20,13 @@ DEMO_ROOMS = [
      "opening": "members"},
     {"slug": "leads", "name": "Leads", "description": "Private: planning among the leads.", "visibility": "private",
      "history": "joined"},
+]
+
+# A thread each in a public and in the private room, opened by the demo's lines (mcp_bridge's parley_demo),
+# so that the console's rooms show threads and the private one shows who sees it.
+DEMO_THREADS = [
+    ("demo-asker", "design", "Where should the cache live: beside the API or in a service of its own?"),
+    ("demo-moderator", "leads", "Who leads the next release?"),
 ]
 
 OPERATOR = Actor.for_operator("parley_room")
@@ -72,4 +81,8 @@ class Command(BaseCommand):
             moderator = Token.objects.get(identity__endswith=":demo-moderator").identity
             appointment_add(OPERATOR, "leads", moderator, Role.MODERATOR)
             member_add(OPERATOR, "leads", moderator)
+        for handle, room, question in DEMO_THREADS:
+            token = Token.objects.filter(identity__endswith=f":{handle}", revoked_at__isnull=True).first()
+            if token is not None:
+                message_post(Actor.for_token(token), clean_envelope({"kind": "ask", "body": question, "room": room}))
         self.stdout.write("Demo rooms: design, ops (members open threads), leads (private)\n")
