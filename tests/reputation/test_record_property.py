@@ -187,17 +187,17 @@ def raw_outcomes(claims, verifiers_of, as_of):
     return found, pending
 
 
-def decay_reference(as_of):
-    """The moment ages are measured to (decay, window): the record's as_of, the time of the realm's newest
-    event. (The other reading, the line's newest counted outcome in the scope, would be
-    `max(at of the line's outcomes, default=as_of)`; under it an idle line's record never decays, and a hold
-    or an expiry would have to be judged at another moment than decay, which §21 gives one `as_of` for.)"""
-    return as_of
+def decay_reference(outcomes, as_of):
+    """The moment ages are measured to (decay, window), as §21 words it: "the record's as_of (the time of the
+    newest event it counts)", read as the newest outcome the line's record counts in the scope (as_of when it
+    counts none). A served record then changes only with the line's own outcomes (and with holds, expiries
+    and its tier, which time decides)."""
+    return max((item[1] for item in outcomes), default=as_of)
 
 
 def record_of(line, outcomes, as_of):
     """(S, F, {outcome: count}, [(claim, outcome, weight)]) of one line over the outcomes of one scope."""
-    as_of = decay_reference(as_of)
+    as_of = decay_reference([item for item in outcomes if item[0] == line], as_of)
     mine = sorted((item for item in outcomes if item[0] == line and as_of - item[1] <= timedelta(days=WINDOW_DAYS)),
                   key=lambda item: (item[1], item[5]))
     pairs, per_day, weights = defaultdict(int), defaultdict(float), []

@@ -263,8 +263,8 @@ def test_expired_and_superseded_claims_are_neutral(forum, cast):
 # Held refutations.
 
 def test_a_refutation_by_an_ordinary_line_counts_only_once_hold_days_passed(forum, cast):
-    """Reading: the outcome's `at` is its event's time (the refutation), so once it holds it weighs what
-    its age since the refutation leaves of it."""
+    """Reading: the outcome's `at` is its event's time (the refutation); as the newest outcome the line's
+    record counts, it is what ages are measured to, so it weighs 1."""
     claim = forum.claim(cast.alice, "Held later.")
     forum.attest(cast.bob, claim)
     refuted_at = forum.now
@@ -276,8 +276,8 @@ def test_a_refutation_by_an_ordinary_line_counts_only_once_hold_days_passed(foru
     forum.later(days=2)
     forum.tick()
     item = only(forum.outcomes(cast.alice), "refuted")
-    assert at(item) == refuted_at and close(item["weight"], decay(forum.now - refuted_at))
-    assert_scope(forum.record(cast.alice)["global"], 0, decay(forum.now - refuted_at))
+    assert at(item) == refuted_at and close(item["weight"], 1)
+    assert_scope(forum.record(cast.alice)["global"], 0, 1)
     assert counted(forum.outcomes(cast.bob), "attest_failed")
 
 
@@ -328,30 +328,32 @@ def test_diversity_counts_failures_of_the_same_pair_too(forum, cast):
 
 
 def test_decay_halves_a_weight_every_half_life_days_measured_to_as_of(forum, cast):
-    """Reading: `as_of` is the cursor of the realm's newest event (§11's event cursor), whoever's it is: a
-    record measured only to the line's own events would never see a refutation's hold_days pass."""
+    """Reading of §21 ("age measured to the record's as_of (the time of the newest event it counts)"): ages
+    are measured to the newest outcome the line's record counts in the scope, so the same events give the
+    same numbers whenever they are read, and a served record changes only with the line's own outcomes."""
     sealed_claim(forum, cast)
     forum.later(days=HALF_LIFE_DAYS)
+    sealed_claim(forum, cast, "Half a life later.", sealer=forum.line("sealer2", "verify"))
     forum.tick()
     record = forum.record(cast.alice)
-    assert_scope(record["global"], 0.5, 0)
-    assert cast.mod.get("/api/v1/events", since=record["as_of"]).json()["items"] == []  # the newest event
-    forum.later(days=30)  # no event: the record's as_of, and so its numbers, stay
-    again = forum.record(cast.alice)
-    assert again["as_of"] == record["as_of"]
-    assert again["global"] == record["global"]
+    assert_scope(record["global"], 0.5 + 1, 0)
+    forum.later(days=30)  # nothing the line's record counts: its numbers stay
+    forum.tick()
+    assert forum.record(cast.alice)["global"] == record["global"]
 
 
 def test_outcomes_older_than_window_days_drop_out(forum, cast):
     sealed_claim(forum, cast)
     sealed_at = forum.now
     forum.later(days=729)
+    sealed_claim(forum, cast, "Later.", sealer=forum.line("sealer2", "verify"))
     forum.tick()
-    assert_scope(forum.record(cast.alice)["global"], decay(forum.now - sealed_at), 0)
+    assert_scope(forum.record(cast.alice)["global"], decay(forum.now - sealed_at) + 1, 0)
     forum.later(days=2)
+    sealed_claim(forum, cast, "Later still.", sealer=forum.line("sealer3", "verify"))
     forum.tick()
-    assert forum.outcomes(cast.alice) == []
-    assert_scope(forum.record(cast.alice)["global"], 0, 0)
+    assert len(forum.outcomes(cast.alice)) == 2
+    assert_scope(forum.record(cast.alice)["global"], decay(timedelta(days=2)) + 1, 0)
 
 
 def test_at_most_success_per_day_max_success_weight_counts_per_line_per_utc_day(forum, cast):
