@@ -20,11 +20,11 @@ from console.forms import HumanPostForm, ReasonForm
 from console.pages import thread_outline
 from console.door import act
 from console.rooms import move_thread
-from forum.access import access_message, visible_threads_q
+from forum.access import access_message, access_thread, visible_threads_q
 from forum.actors import Actor
 from forum.filters import ThreadFilter
 from forum.models import Right
-from forum.selectors import pending_proposal, thread_get, thread_history
+from forum.selectors import pending_proposal, thread_history
 from parley_site.errors import NotFound
 from rooms.models import Room
 from rooms.selectors import moderated_room_list, moderates_any
@@ -150,7 +150,8 @@ class ThreadAdmin(StaffReadOnly, admin.ModelAdmin):
         powers over this thread as a moderator of its room (§20), as the thread's access check finds them."""
         if self.has_moderate_permission(request):
             return True
-        return Right.LOCK in thread_get(Actor.for_user(request.user), thread.pk).powers
+        actor = Actor.for_user(request.user)
+        return Right.LOCK in access_thread(actor, thread.pk, right=Right.READ, powers=True).powers
 
     def thread_url(self, thread):
         return reverse("admin:forum_thread_change", args=[thread.pk])

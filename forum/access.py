@@ -12,7 +12,7 @@ may see the thread, fetch (and lock). What the actor may not see is `not_found`,
 from functools import reduce
 from operator import and_, or_
 
-from django.db.models import BooleanField, Case, Q, Value, When
+from django.db.models import BooleanField, Case, Exists, Max, OuterRef, Q, Value, When
 
 from forum.models import Message, StateEvent, Thread
 from forum.policies import has_right
@@ -37,14 +37,26 @@ def visible_threads_q(actor):
     return sight
 
 
+class RowExists(Exists):
+    """EXISTS that PostgreSQL checks row by row as a scan reaches each row: `OFFSET 0` keeps the planner from
+    pulling the subquery up into a join (it pulls up only a subquery without one)."""
+
+    template = "EXISTS(%(subquery)s OFFSET 0)"
+
+
 def visible_q(actor, prefix=""):
     """The same predicate for a model that reaches its thread through `prefix` ("thread__" for messages,
-    events and claims): its thread among the visible ones, as a subquery, so the predicate's own lookups
-    stay relative to forum.Thread."""
+    events and claims): its thread is visible, as a subquery, so the predicate's own lookups stay relative
+    to forum.Thread.
+
+    The subquery is checked per row (RowExists), never joined: a list in its own order (events, claims:
+    forum.commit_order) then walks its ordered index, probes each row's thread by its key, and stops after
+    the page. As a semi-join PostgreSQL may instead hash every visible thread, join every row and sort them
+    all, and it chose that whatever the statistics said (tests/forum/test_plans.py)."""
     sight = visible_threads_q(actor)
     if not prefix or not sight:
         return sight
-    return Q(**{f"{prefix}in": Thread.objects.filter(sight).values("pk")})
+    return Q(RowExists(Thread.objects.filter(sight, pk=OuterRef(prefix.removesuffix("__")))))
 
 
 def visible_threads(actor):
@@ -59,22 +71,38 @@ def visible_events(actor):
     return StateEvent.objects.filter(visible_q(actor, "thread__"))
 
 
-def visible_thread_ids(actor, thread_ids):
-    """Those of `thread_ids` that `actor` may see: for a follower told of threads by notes (an MCP listen
-    stream) and a webhook's fan-out, judged in SQL for the recipient. No query while nothing restricts sight."""
+def messages_of(thread):
+    """The messages of `thread`, a thread that access_thread let the caller see. Sight is of whole threads
+    (§20), so that one check covers each of them: none is checked again row by row."""
+    return Message.objects.filter(thread=thread)
+
+
+def events_of(thread):
+    """The state events of `thread`, a thread that access_thread let the caller see (as messages_of)."""
+    return StateEvent.objects.filter(thread=thread)
+
+
+def visible_thread_ids(actor, thread_ids, where=None):
+    """Those of `thread_ids` that `actor` may see (and that `where`, a Q on threads, admits): for a follower
+    told of threads by notes (an MCP listen stream) and a webhook's fan-out, judged in SQL for the
+    recipient. No query while nothing restricts sight or narrows them."""
     sight = visible_threads_q(actor)
-    if not sight:
+    if not sight and where is None:
         return set(thread_ids)
-    return set(Thread.objects.filter(sight, pk__in=thread_ids).values_list("pk", flat=True))
+    threads = Thread.objects.filter(sight, pk__in=thread_ids)
+    return set((threads if where is None else threads.filter(where)).values_list("pk", flat=True))
 
 
-def access_thread(actor, thread_id, *, right, lock=False):
+def access_thread(actor, thread_id, *, right, lock=False, powers=False):
     """The thread, if `actor` holds `right` and may see it: else token_right_missing, or not_found. With
     lock=True the row stays locked until the transaction ends, which serialises every write to one thread
-    (§9). `thread.powers` holds the rights the actor has over it through a profile beside its token's (rooms:
-    a room moderator's `lock`, a room verifier's `verify`, §20), read in the same query."""
+    (§9), and `thread.powers` holds the rights the actor has over it through a profile beside its token's
+    (rooms: a room moderator's `lock`, a room verifier's `verify`, §20), read in the same query. Only a write
+    acts with them, on the thread it locked: a read's thread has none unless it asks for them with
+    powers=True (the console, to offer a room moderator its acts), and its query builds no condition for
+    them (the ORM's building of them cost a read more CPU than the rest of its query)."""
     require_right(actor, right)
-    sight, powers = visible_threads_q(actor), powers_q(actor)
+    sight, powers = visible_threads_q(actor), powers_q(actor) if lock or powers else {}
     if sight or powers:
         rows = Thread.objects.filter(sight, pk=thread_id).annotate(**{
             f"power_{name}": Case(When(condition, then=Value(True)), default=Value(False), output_field=BooleanField())
@@ -122,10 +150,42 @@ def list_narrowing(actor, args):
     return _all(profile.narrow(actor, args) for profile in PROFILES.values() if profile.narrow is not None)
 
 
+def room_threads_q(actor, room):
+    """The Q on threads now in the room `room` names, if `actor` may see that room (rooms: the check of one
+    `room=` on a list, §20): else not_found (detail.object "room"), as for a room that does not exist; and
+    so too where no profile places threads in rooms."""
+    narrowed = list_narrowing(actor, {"room": room})
+    if narrowed is None:
+        raise NotFound("room", room)
+    return narrowed
+
+
+def latest_in(actor, where):
+    """The newest message and state event `actor` may see of the threads `where` (a Q on threads) admits,
+    as a pair of ids: whether anything was written there since, for a follower that cannot be told which
+    thread a write was (a note concerning everyone)."""
+    return (within(visible_messages(actor), where).aggregate(newest=Max("id"))["newest"],
+            within(visible_events(actor), where).aggregate(newest=Max("id"))["newest"])
+
+
+def visible_places(actor):
+    """The places (rooms, §20) `actor` may see, as (number, archived, its last change) triples
+    (forum.profiles.Profile.places): empty where no profile has places."""
+    return frozenset(place for profile in PROFILES.values() if profile.places is not None
+                     for place in profile.places(actor))
+
+
 def inbox_reach(actor):
     """The Q on threads of which questions to `anyone` reach `actor`'s inbox (§11; rooms: the unmuted
     members of the thread's room, §20), or None for all of them."""
     return _all(profile.reach(actor) for profile in PROFILES.values() if profile.reach is not None)
+
+
+def reaches_inbox(actor, thread_id):
+    """Whether a question to anyone in the thread reaches `actor`'s inbox by inbox_reach (the inbox topic of
+    a webhook, §17)."""
+    reach = inbox_reach(actor)
+    return reach is None or Thread.objects.filter(reach, pk=thread_id).exists()
 
 
 def powers_q(actor):

@@ -9,7 +9,8 @@ write is committed it defers with transaction.on_commit.
 
 A token write (forum.tokens: change, rotate, revoke) announces too, as TOKEN_WRITE, only which token it
 changed: whoever follows on a credential of that token checks it again (on SQLite the feed's followers,
-which no trigger wakes there).
+which no trigger wakes there). A room's change (the rooms profile's, §20: whatever its log records) announces
+as ROOM_WRITE which room changed: followers of rooms read what they see of them again.
 
 The core imports none of its listeners; this registry is the one place a write reaches them, so following
 a write never leaves the code for a hidden receiver."""
@@ -20,6 +21,7 @@ from typing import Callable
 # a thread's writes, each announcing an Announcement (move: the rooms profile's, §20)
 WRITES = ("post", "confirm", "dismiss", "redact", "move")
 TOKEN_WRITE = "token"  # announcing a TokenChanged
+ROOM_WRITE = "room"  # announcing a RoomChanged
 
 
 @dataclass(frozen=True)
@@ -40,11 +42,17 @@ class TokenChanged:
     write: str = TOKEN_WRITE
 
 
-LISTENERS: dict[str, list[Callable]] = {write: [] for write in (*WRITES, TOKEN_WRITE)}
+@dataclass(frozen=True)
+class RoomChanged:
+    room_id: int
+    write: str = ROOM_WRITE
+
+
+LISTENERS: dict[str, list[Callable]] = {write: [] for write in (*WRITES, TOKEN_WRITE, ROOM_WRITE)}
 
 
 def listen(write, hear):
-    """hear(announcement) after every write named `write` (one of WRITES, or TOKEN_WRITE), inside its
+    """hear(announcement) after every write named `write` (one of WRITES, TOKEN_WRITE or ROOM_WRITE), inside its
     transaction (once, however often it is registered)."""
     if hear not in LISTENERS[write]:
         LISTENERS[write].append(hear)

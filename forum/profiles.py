@@ -116,6 +116,9 @@ class Profile:
     # token's window holds `write_limit_floor` writes, so that a write below it reads nothing more.
     write_limit: Callable | None = None
     write_limit_floor: Callable[[], int] | None = None
+    # places(actor) -> the places (rooms, §20) `actor` may see, as a frozenset of (number, archived, its last
+    # change) triples: for a follower told that they may have changed (an MCP listen's resources, §20).
+    places: Callable | None = None
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from forum import commit_order, credentials, limits
-from forum.access import (access_thread, escalated_q, inbox_reach, powers_q, require_right, visible_events,
-                          visible_messages, visible_threads, within)
+from forum.access import (access_thread, escalated_q, events_of, inbox_reach, messages_of, powers_q, require_right,
+                          visible_events, visible_messages, visible_threads, within)
 from forum.actors import Actor
 from forum.filters import ThreadFilter
 from forum.models import ANYONE, TERMINAL_STATES, AwaitingAct, Right, StateEvent, Thread, Token
@@ -150,13 +150,13 @@ def thread_get(actor, thread_id):
 
 
 def thread_messages(actor, thread):
-    """All messages of a thread in creation order: one query whatever the thread's size."""
-    return list(visible_messages(actor).filter(thread=thread).order_by("id"))
+    """All messages of a thread `actor` accessed, in creation order: one query whatever the thread's size."""
+    return list(messages_of(thread).order_by("id"))
 
 
 def thread_history(actor, thread):
-    """Every state event of the thread (its own and its claims'), oldest first."""
-    return list(visible_events(actor).filter(thread=thread).order_by("id"))
+    """Every state event of a thread `actor` accessed (its own and its claims'), oldest first."""
+    return list(events_of(thread).order_by("id"))
 
 
 def thread_messages_after(actor, thread, message_id, limit):
@@ -169,7 +169,7 @@ def thread_messages_after(actor, thread, message_id, limit):
         raise NotFound("message", f"msg_{message_id}")
     if anchor_thread != thread.pk:
         raise InvalidBody(f"msg_{message_id} does not belong to th_{thread.pk}", field="after")
-    return list(messages.filter(thread=thread, pk__gt=message_id).order_by("id")[:limit])
+    return list(messages_of(thread).filter(pk__gt=message_id).order_by("id")[:limit])
 
 
 def page(queryset, key, after, limit):
@@ -187,10 +187,11 @@ def thread_list(actor, *, filters, after, limit, where=None):
 
 def event_list(actor, *, thread_id, after, limit, where=None):
     require_right(actor, Right.READ)
-    queryset = within(visible_events(actor), where)
-    if thread_id is not None:
-        queryset = queryset.filter(thread=access_thread(actor, thread_id, right=Right.READ))
-    return commit_order.page(queryset, after, limit)
+    if thread_id is None:
+        queryset = visible_events(actor)
+    else:
+        queryset = events_of(access_thread(actor, thread_id, right=Right.READ))
+    return commit_order.page(within(queryset, where), after, limit)
 
 
 def inbox(actor, *, awaiting, extension, after, limit, where=None):

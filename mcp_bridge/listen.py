@@ -1,6 +1,7 @@
 """`subscriptions/listen` (Parley v1 §2, MCP push, the modern era): a stream that sends
 `notifications/resources/updated` for `parley://inbox` and `parley://threads/{id}` within a second of anything
-new there. A notification says only "read again".
+new there, and for the rooms profile's resources (§20, mcp_bridge.room_listen) with
+`notifications/resources/list_changed`. A notification says only "read again".
 
 Parley's own handler, not the SDK's `ListenHandler`: that one acknowledges before any check, caps streams
 globally with an internal error, and is fed by an in-process bus. Here every check runs first, in the
@@ -13,9 +14,9 @@ from functools import partial
 
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
-from mcp_types import (INVALID_REQUEST, ResourceUpdatedNotification, ResourceUpdatedNotificationParams,
-                       SubscriptionFilter, SubscriptionsAcknowledgedNotification,
-                       SubscriptionsAcknowledgedNotificationParams)
+from mcp_types import (INVALID_REQUEST, NotificationParams, ResourceListChangedNotification,
+                       ResourceUpdatedNotification, ResourceUpdatedNotificationParams, SubscriptionFilter,
+                       SubscriptionsAcknowledgedNotification, SubscriptionsAcknowledgedNotificationParams)
 
 from feed.follow import READS, Subscription, caller_now, on_pool, until_checked
 from feed.hub import HUB
@@ -31,6 +32,7 @@ from forum.policies import inbox_senders
 from mcp_bridge.context import caller, in_request_thread
 from mcp_bridge.refusals import read_refused
 from mcp_bridge.resources import INBOX, MANIFEST, thread_id
+from mcp_bridge.room_listen import RoomFollowing, follow_rooms
 from parley_site.errors import LimitExceeded, NotFound
 from parley_site.replicas import replicas_show
 
@@ -41,11 +43,12 @@ NEEDS = (Right.READ,)
 class Listening:
     """One accepted listen: what it follows, for whom, and the stream slot it holds."""
     actor: object
-    uris: list
+    uris: list  # the uris a "*" note announces again: those but the rooms' (mcp_bridge.room_listen)
     threads: dict  # thread id -> the uris the client named it by
     inbox: bool
     inbox_threads: set  # threads seen in the caller's inbox: a note for one of them may mean it left
     slot: tuple
+    rooms: RoomFollowing = field(default_factory=lambda: RoomFollowing({}, listed=False, list_changed=False))
     pending: set = field(default_factory=set)  # uris to announce whatever the caller may see (a "*" note)
     noted: set = field(default_factory=set)  # followed threads noted since the last delivery
     inbox_noted: set = field(default_factory=set)  # threads whose note may have moved the caller's inbox
@@ -54,13 +57,16 @@ class Listening:
     def hear(self, note):
         """From the feed's listener thread: whether `note` may concern this stream (a quick prefilter)."""
         kind, thread = note["kind"], note.get("thread")
-        return kind == "*" or thread in self.threads or (self.inbox and kind == "thread")
+        return kind == "*" or thread in self.threads or (self.inbox and kind == "thread") or self.rooms.hear(note)
 
     def note(self, note):
         """On the event loop: the uris the note makes worth reading again."""
         kind, thread = note["kind"], note.get("thread")
+        self.rooms.note(note)
         if kind == "*":  # notes may have been missed (a reconnect), or a token lost access
             self.pending.update(self.uris)
+            return
+        if kind == "room":
             return
         if thread in self.threads:
             self.noted.add(thread)
@@ -87,12 +93,13 @@ class Listening:
         return sorted(uris)
 
 
-def accept(uris, authenticate, can_hold):
+def accept(uris, list_changed, authenticate, can_hold):
     """Every check, in §13's order, then a stream slot of the caller's line; raises the refusal."""
     actor = authenticate()
     require_right(actor, Right.READ)
     threads, inbox = {}, False
-    for uri in uris:
+    rooms, rest = follow_rooms(actor, uris, list_changed)
+    for uri in rest:
         if uri == INBOX:
             inbox = True
         elif uri != MANIFEST:  # the manifest never changes: accepted, and never announced
@@ -109,16 +116,17 @@ def accept(uris, authenticate, can_hold):
     slot = SLOTS.acquire(STREAMS, owner, maximum)
     if slot is None:
         raise LimitExceeded("streams_per_token_max", maximum)
-    return Listening(actor, list(uris), threads, inbox, seen, (owner, slot))
+    return Listening(actor, rest, threads, inbox, seen, (owner, slot), rooms)
 
 
 async def listen(ctx, params):
     if ctx.request_id is None:
         raise MCPError(INVALID_REQUEST, "subscriptions/listen requires a request id")
     uris = list(dict.fromkeys(params.notifications.resource_subscriptions or ()))
+    list_changed = bool(params.notifications.resources_list_changed)
     loop = SERVING_LOOP.get()
     try:
-        listening = await in_request_thread(accept, uris, caller, loop is not None)
+        listening = await in_request_thread(accept, uris, list_changed, caller, loop is not None)
     except Exception as exc:  # noqa: BLE001 - a refusal is -32602 before the acknowledgement
         refusal = read_refused(exc)
         if refusal is None:
@@ -132,7 +140,7 @@ async def listen(ctx, params):
     hearing = HUB.subscribe_notes(heard)  # before the acknowledgement: nothing after it slips by
     meta = {SUBSCRIPTION_ID_META_KEY: ctx.request_id}
     try:
-        honored = SubscriptionFilter(resource_subscriptions=uris or None)
+        honored = SubscriptionFilter(resource_subscriptions=uris or None, resources_list_changed=list_changed or None)
         await ctx.session.send_notification(SubscriptionsAcknowledgedNotification(
             params=SubscriptionsAcknowledgedNotificationParams(notifications=honored, _meta=meta)),
             related_request_id=ctx.request_id)
@@ -179,14 +187,21 @@ async def deliver(ctx, listening, woken, meta):
             return  # the stream ends; a new listen would be refused with this refusal
         listening.actor = actor
         uris = await listening.updated(partial(on_pool, visible_thread_ids, actor))
+        list_changed = False
+        if listening.rooms.wanted():
+            room_uris, list_changed = await on_pool(listening.rooms.news, actor)
+            uris = sorted(set(uris) | room_uris)
         if INBOX in uris and listening.appearing is None:
             # Checked before announcing: whatever is not held back now, the client's read will see.
             if await on_pool(selectors.inbox_held_back, actor):
                 listening.appearing = asyncio.ensure_future(announce_when_appeared(listening, woken))
-        if uris:
+        if uris or list_changed:
             # The client reads what it is told of through any app server, perhaps on a replica (§19): it is
             # told once they show it.
             await replicas_show(noted_by)
+        if list_changed:
+            await ctx.session.send_notification(ResourceListChangedNotification(
+                params=NotificationParams(_meta=meta)), related_request_id=ctx.request_id)
         for uri in uris:
             await ctx.session.send_notification(ResourceUpdatedNotification(
                 params=ResourceUpdatedNotificationParams(uri=uri, _meta=meta)), related_request_id=ctx.request_id)

@@ -5,6 +5,7 @@ number (forum.models.Thread.room_number), as an event names its claim."""
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from forum.migration_operations import CurrentTransaction
 from forum.models import DEFAULT_ROOM_NUMBER
 
 
@@ -121,11 +122,14 @@ class LogEntry(models.Model):
     subject = models.CharField(_("subject"), max_length=160, blank=True)  # the identity added or removed
     detail = models.JSONField(_("detail"), default=dict, blank=True)
     at = models.DateTimeField(_("at"))
+    # The transaction that wrote the entry (forum.commit_order): the log is read in commit order, as the
+    # other cursor lists are, so a reader's cursor never passes an entry whose change is still in flight.
+    xact = models.BigIntegerField(db_default=CurrentTransaction(), editable=False)
 
     class Meta:
         verbose_name = _("room log entry")
         verbose_name_plural = _("room log")
-        indexes = [models.Index(fields=["room", "id"], name="room_log_idx")]
+        indexes = [models.Index(fields=["room", "xact", "id"], name="room_log_order_idx")]
 
     def __str__(self):
         return f"rm_{self.room_id} {self.action}"

@@ -25,5 +25,5 @@ def rooms_profile():
                    arguments={name: ROOM_FILTER for name in FILTERED}, opening_fields=ROOM_FIELD,
                    sight=selectors.sight, reach=selectors.reach, narrow=selectors.narrow, powers=selectors.powers,
                    place=services.place, guard=services.guard, whoami=selectors.whoami, floor=selectors.floor,
-                   escalated=selectors.stuck,
+                   escalated=selectors.stuck, places=selectors.places,
                    whoami_properties=WHOAMI_PROPERTIES)

@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from forum import services as forum_services
+from forum.announce import RoomChanged, announce
 from forum.models import DEFAULT_ROOM_NUMBER, Right
 from forum.policies import can_moderate
 from forum.access import access_thread, require_right
@@ -44,8 +45,10 @@ def guard(actor, thread, act):
 
 
 def _log(room, action, actor, subject="", **detail):
+    """Logs a change of the room (§20's room log) and announces it (forum.announce: followers of rooms)."""
     LogEntry.objects.create(room=room, action=action, actor=actor.identity, subject=subject, detail=detail,
                             at=timezone.now())
+    announce(RoomChanged(room.pk))
 
 
 def _refuse_if_archived(room):

@@ -19,7 +19,7 @@ from parley_site.errors import ParleyError
 from parley_site.sealing import unseal
 from webhooks import sending
 from webhooks.models import Delivery, Webhook
-from webhooks.selectors import inbox_followers, thread_followers, webhook_may_deliver
+from webhooks.selectors import inbox_followers, room_followers, thread_followers, webhook_may_deliver
 
 logger = logging.getLogger("parley.webhooks")
 # Seconds before the 2nd, 3rd, ... attempt; hourly after the last, until RETRY_FOR has passed.
@@ -27,25 +27,38 @@ BACKOFF = (5, 30, 120, 600, 1800, 3600)
 RETRY_FOR = timedelta(hours=24)
 
 
-def announced(thread_id, events, awaiting, written_at):
+def announced(thread_id, events, awaiting, written_at, rooms=None):
     """Whom one write concerns, from what it announced (forum.announce): [(type, event id or None,
-    webhooks)]. Each event it recorded goes to the thread's followers; a move it now awaits, to the
-    webhooks of the inboxes the thread entered."""
-    found = [(Delivery.Type.EVENT, event, thread_followers(thread_id, written_at)) for event in events]
+    webhooks)]. Each event it recorded goes to the thread's followers and to its room's (`rooms`, beside
+    `events`: each event's room, and for a move the room it left; none from a job queued before rooms),
+    once to a webhook that follows both; a move it now awaits, to the webhooks of the inboxes the thread
+    entered."""
+    rooms = rooms or [[] for _ in events]
+    found = [(Delivery.Type.EVENT, event, event_followers(thread_id, event_rooms, written_at))
+             for event, event_rooms in zip(events, rooms, strict=True)]
     if awaiting:
         found.append((Delivery.Type.INBOX, None, inbox_followers(
             thread_id, awaiting["act"], awaiting["from"], tuple(awaiting["asker"]), written_at)))
     return found
 
 
-def fan_out(thread_id, events, awaiting, written_at, enqueue):
+def event_followers(thread_id, rooms, written_at):
+    """The webhooks one event goes to: the thread's followers, then those of the room it is in (`rooms[0]`)
+    and, for a move, of the room it left (`rooms[1]`), each webhook once."""
+    found = thread_followers(thread_id, written_at)
+    for index, room in enumerate(rooms):
+        found += room_followers(thread_id, room, written_at, left=index > 0)
+    return list({webhook.pk: webhook for webhook in found}.values())
+
+
+def fan_out(thread_id, events, awaiting, written_at, enqueue, rooms=None):
     """Create a delivery per webhook and announced item, each sent by its own job (`enqueue(id)`)."""
     now = timezone.now()
     with transaction.atomic():
         deliveries = [Delivery.objects.create(webhook=webhook, stable_id=f"msg_{uuid.uuid4().hex}", type=kind,
                                               thread_id=thread_id, event_id=event, created_at=now,
                                               next_attempt_at=now)
-                      for kind, event, webhooks in announced(thread_id, events, awaiting, written_at)
+                      for kind, event, webhooks in announced(thread_id, events, awaiting, written_at, rooms)
                       for webhook in webhooks]
         for delivery in deliveries:
             enqueue(delivery.pk)

@@ -31,7 +31,8 @@ class Webhook(models.Model):
 
 
 class Topic(models.Model):
-    """One topic a webhook follows: `inbox`, or `th_<n>` for a thread's events."""
+    """One topic a webhook follows: `inbox`, `th_<n>` for a thread's events, or `room:rm_<n>` for the events
+    of the threads in a room (§20)."""
 
     webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="topics")
     name = models.CharField(max_length=32)

@@ -8,7 +8,7 @@ from parley_site.shapes import List, Obj, Ref, Str
 from webhooks import services, selectors
 from webhooks.wire import CREATED_SCHEMA, WEBHOOK_SCHEMA, webhook_json
 
-TOPIC_PATTERN = r"^(inbox|th_[1-9][0-9]{0,17})$"
+TOPIC_PATTERN = r"^(inbox|th_[1-9][0-9]{0,17}|room:rm_[1-9][0-9]{0,17})$"
 TOPICS_MAX = 32
 
 
@@ -16,7 +16,8 @@ def create_input():
     return Obj({
         "url": Str(min_len=1, max_len=2048, description="Where to POST: https, on a public address."),
         "topics": List(Str(pattern=TOPIC_PATTERN), min_items=1, max_items=TOPICS_MAX, description=(
-            "What to announce: inbox (threads entering your inbox) and th_<n> (that thread's events).")),
+            "What to announce: inbox (threads entering your inbox), th_<n> (that thread's events) and room:rm_<n> "
+            "(rooms: the events of the threads now in that room that you may see).")),
     }, required=["url", "topics"])
 
 
@@ -44,7 +45,8 @@ def run_delete(actor, args):
 CREATE_WEBHOOK = Operation(
     name="create_webhook", http="POST /api/v1/webhooks",
     description="Create a webhook: the server POSTs to url, signed as Standard Webhooks do, whenever a thread "
-    "enters your inbox (topic inbox) or a thread you follow (th_<n>) records an event. The answer holds the "
+    "enters your inbox (topic inbox) or a thread you follow (th_<n>), or one now in a room you follow "
+    "(room:rm_<n>), records an event. The answer holds the "
     "signing secret, once. Needs read; at most webhooks_per_token_max per token, and "
     "webhook_creates_per_minute requests to create, refused ones too.",
     input=create_input, output=CREATED_SCHEMA, run=run_create, read_only=False, status=201, shown_once=("secret",),

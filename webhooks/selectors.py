@@ -1,9 +1,9 @@
 """Every read of webhooks: a token's own, and the ones a committed write concerns. A selector never writes."""
 from django.utils import timezone
 
-from forum.access import visible_thread_ids
+from forum.access import reaches_inbox, visible_thread_ids, visible_threads
 from forum.actors import Actor
-from forum.models import AwaitingAct, Right
+from forum.models import ANYONE, AwaitingAct, Right
 from forum.policies import has_right, inbox_senders
 from forum.selectors import unexpired_tokens
 from parley_site.errors import NotFound, TokenInvalid
@@ -11,6 +11,7 @@ from webhooks.models import Webhook
 from webhooks.targets import loggable
 
 INBOX = "inbox"
+ROOM_TOPIC = "room:"  # room:rm_<n> (§20)
 
 
 def owner_token(actor):
@@ -65,6 +66,18 @@ def thread_followers(thread_id, written_at):
     return [webhook for webhook in followers(f"th_{thread_id}", written_at) if sees(webhook, thread_id)]
 
 
+def room_followers(thread_id, room, written_at, *, left=False):
+    """The webhooks on `room:rm_<room>` whose token may see the thread (forum.access, in SQL for that
+    token) with the thread now in that room (§20: a moved-out thread stops); with `left`, the event is the
+    move that took the thread out of `room`, which its followers are told of if they may still see it."""
+    found = []
+    for webhook in followers(f"{ROOM_TOPIC}rm_{room}", written_at):
+        threads = visible_threads(Actor.for_token(webhook.token)).filter(pk=thread_id)
+        if (threads if left else threads.filter(room_number=room)).exists():
+            found.append(webhook)
+    return found
+
+
 def inbox_followers(thread_id, act, sender, asker, written_at):
     """The webhooks on `inbox` whose token's inbox the thread entered, now awaiting `act` from `sender`,
     asked by `asker` (identity, extension): by the inbox's own rules (forum.selectors.inbox_threads), for
@@ -77,6 +90,8 @@ def inbox_followers(thread_id, act, sender, asker, written_at):
         if act == AwaitingAct.CONFIRMATION and not has_right(actor, Right.LOCK):
             continue
         if act == AwaitingAct.ANSWER and asker == (actor.identity, ""):
+            continue
+        if sender == ANYONE and not reaches_inbox(actor, thread_id):
             continue
         found.append(webhook)
     return found

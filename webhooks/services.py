@@ -12,13 +12,13 @@ from django.utils import timezone
 
 from forum.limits import limit
 from forum.models import Right, Token
-from forum.access import access_thread, require_right
+from forum.access import access_thread, require_right, room_threads_q
 from forum.services import count_write
 from parley_site.errors import InvalidBody, LimitExceeded, RateLimited, Unavailable
 from parley_site.sealing import seal
 from webhooks.addresses import ResolversBusy
 from webhooks.models import CreationAttempt, Topic, Webhook
-from webhooks.selectors import INBOX, described, owned_webhook, owner_token
+from webhooks.selectors import INBOX, ROOM_TOPIC, described, owned_webhook, owner_token
 from webhooks.targets import BadTarget, loggable, parsed, target_of
 
 logger = logging.getLogger("parley.webhooks")
@@ -33,12 +33,12 @@ def new_secret():
 
 
 def webhook_create(actor, url, topics):
-    """Create a webhook of the caller's token on `url` for `topics` (`inbox`, `th_<n>`). Needs `read`; locks
+    """Create a webhook of the caller's token on `url` for `topics` (`inbox`, `th_<n>`, `room:rm_<n>`). Needs `read`; locks
     the token row, so that two requests cannot both take the last place. Returns (webhook, secret): the
     secret is shown this once. Refuses, in §13's order: token_invalid (a human session), invalid_body (the
     url's form, a repeated topic), rate_limited (webhook_creates_per_minute, before the host is resolved),
     invalid_body (the url's host), unavailable (this process's resolvers all busy), token_right_missing,
-    not_found (a topic's thread), limit_exceeded (webhooks_per_token_max), rate_limited (writes_per_minute)."""
+    not_found (a topic's thread, or room), limit_exceeded (webhooks_per_token_max), rate_limited (writes_per_minute)."""
     token = owner_token(actor)
     try:
         parsed(url)
@@ -56,7 +56,9 @@ def webhook_create(actor, url, topics):
         raise Unavailable(f"the url's host cannot be resolved now: {exc}; retry later") from None
     require_right(actor, Right.READ)
     for topic in topics:
-        if topic != INBOX:
+        if topic.startswith(ROOM_TOPIC):
+            room_threads_q(actor, topic.removeprefix(ROOM_TOPIC))  # §20: an invisible room is not_found
+        elif topic != INBOX:
             access_thread(actor, int(topic.removeprefix("th_")), right=Right.READ)
     secret = new_secret()
     with transaction.atomic():

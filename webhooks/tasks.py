@@ -14,10 +14,11 @@ from webhooks.models import Delivery
 
 
 @task()
-def fan_out(thread_id, events, awaiting, written_at):
+def fan_out(thread_id, events, awaiting, written_at, rooms=None):
     """Find the webhooks one committed write concerns (what it announced: webhooks.announce) and queue a
-    delivery to each."""
-    return delivery.fan_out(thread_id, events, awaiting, datetime.fromisoformat(written_at), enqueue=queued)
+    delivery to each. `rooms` (§20) is absent from a job queued before rooms were announced."""
+    return delivery.fan_out(thread_id, events, awaiting, datetime.fromisoformat(written_at), enqueue=queued,
+                            rooms=rooms)
 
 
 def queued(delivery_id):

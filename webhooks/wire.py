@@ -6,7 +6,8 @@ WEBHOOK = Record({
     "id": Field(Key("wh"), "pk"),
     "url": Field(Text()),
     "topics": Field(ListOf(Text()), lambda webhook: [topic.name for topic in webhook.topics.all()],
-                    description="inbox, or th_<n> for a thread's events"),
+                    description="inbox, th_<n> for a thread's events, or room:rm_<n> for those "
+                                "of a room's threads"),
     "created_at": Field(Time()),
     "disabled_at": Field(Time(), nullable=True, description="set once 24 hours of failed deliveries disabled it"),
     "disabled_reason": Field(Text(), nullable=True, description="why it was disabled"),

@@ -161,6 +161,7 @@ def check_webhooks(actor, sight, token):
     (as the worker runs it, after the commit) concerns them only for the threads the line sees now, and a
     delivery rendered for an invisible thread is refused as a missing thread is."""
     from webhooks.delivery import announced, payload
+    from rooms.models import Room
     from webhooks.models import Delivery, Topic, Webhook
 
     before = timezone.now() - timedelta(days=1)
@@ -169,12 +170,19 @@ def check_webhooks(actor, sight, token):
     threads = list(Thread.objects.order_by("id"))
     Topic.objects.bulk_create([Topic(webhook=webhook, name="inbox"),
                                *(Topic(webhook=webhook, name=f"th_{thread.pk}") for thread in threads)])
+    # and one on every room (§20's room:rm_<n>), for the events of the threads now in it
+    room_webhook = Webhook.objects.create(token=token, url="https://example.org/rooms", sealed_secret="-",
+                                          created_at=before)
+    Topic.objects.bulk_create(Topic(webhook=room_webhook, name=f"room:rm_{number}")
+                              for number in Room.objects.values_list("pk", flat=True))
     for thread in threads:
         events = list(StateEvent.objects.filter(thread=thread).values_list("pk", flat=True))
         awaiting = {"act": "answer", "from": "anyone", "asker": ("someone:else", "")}
-        for kind, _, webhooks in announced(thread.pk, events, awaiting, timezone.now()):
+        rooms = [[thread.room_number] for _ in events]
+        for kind, _, webhooks in announced(thread.pk, events, awaiting, timezone.now(), rooms):
             if kind == Delivery.Type.EVENT:  # every event of a thread it sees, none of one it does not
                 assert (webhook in webhooks) == (thread.pk in sight.threads), (kind, thread.pk)
+                assert (room_webhook in webhooks) == (thread.pk in sight.threads), (kind, thread.pk)
             else:  # an inbox delivery only for a thread it sees (the inbox's own rules aside)
                 assert webhook not in webhooks or thread.pk in sight.threads, (kind, thread.pk)
         delivery = Delivery(webhook=webhook, type=Delivery.Type.EVENT, thread_id=thread.pk,

@@ -104,3 +104,15 @@ def test_a_webhook_announces_only_writes_made_after_it_was_created(as_bob, alice
     make_webhook(alice, "http://127.0.0.1:9/hook", [thread, "inbox"])  # ...when the webhook is created
     run_fan_outs()
     assert Delivery.objects.count() == 0
+
+
+def test_a_question_to_anyone_in_a_room_the_line_left_never_reaches_its_inbox_topic(
+        as_alice, as_bob, alice, make_webhook, run_fan_outs):
+    """§20 amends §11: a question to anyone reaches the unmuted members of its room, over a webhook as in
+    the inbox itself."""
+    make_webhook(alice, "http://127.0.0.1:9/hook", ["inbox"])
+    assert as_alice.post("/api/v1/rooms/rm_1/leave").status_code == 200
+    as_bob.ask("Anyone?")
+    run_fan_outs()
+    assert as_alice.get("/api/v1/inbox").json()["items"] == []
+    assert not Delivery.objects.exists()
