@@ -228,8 +228,12 @@ class StateEvent(models.Model):
         verbose_name = _("state event")
         verbose_name_plural = _("state events")
         # A thread's events in list order (forum.commit_order); it serves the lookups by thread too.
+        # A claim's events (§10), which the reputation profile reads for every line it computes (§21);
+        # partial, as most events are a thread's.
         indexes = [models.Index(fields=["thread", "xact", "id"], name="event_thread_idx"),
-                   models.Index(fields=["xact", "id"], name="event_order_idx")]
+                   models.Index(fields=["xact", "id"], name="event_order_idx"),
+                   models.Index(fields=["claim_number"], name="event_claim_idx",
+                                condition=models.Q(claim_number__isnull=False))]
 
     def __str__(self):
         return f"ev_{self.pk} {self.label}"
