@@ -19,6 +19,8 @@ def moved(announcement):
 
 
 def redacted(announcement):
+    if announcement.message.kind != "assert":  # only an assert's claim has a statement digest to erase
+        return
     refresh.enqueue(threads=[announcement.thread.pk], rooms=[announcement.thread.room_number])
 
 
