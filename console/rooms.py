@@ -16,7 +16,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _, gettext_lazy
 from django.views.decorators.http import require_POST
 
-from console.access import can_act_as_human
+from console.access import StaffReadOnly, can_act_as_human
 from console.actions import state_text
 from console.door import act
 from forum.actors import Actor
@@ -42,7 +42,7 @@ class DetailedChangeList(ChangeList):
         self.result_list = selectors.with_details(Actor.for_user(request.user), list(self.result_list))
 
 
-class RoomAdmin(admin.ModelAdmin):
+class RoomAdmin(StaffReadOnly, admin.ModelAdmin):
     # Rooms change only through the acts of the room page, each a service call; none through a model form.
     list_display = ["ref", "name", "slug", "visibility", "history", "opening", "threads", "members", "moderators",
                     "archived"]
@@ -51,21 +51,6 @@ class RoomAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug", "description"]
     ordering = ["id"]
     actions = None
-
-    def has_module_permission(self, request):
-        return request.user.is_active and request.user.is_staff
-
-    def has_view_permission(self, request, obj=None):
-        return self.has_module_permission(request)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def get_queryset(self, request):
         return selectors.visible_rooms(Actor.for_user(request.user))
